@@ -1,0 +1,26 @@
+// The services one goldset instance runs on; built once at start and handed to routes and the CLI.
+import type { Config } from './config.ts';
+import type { DB } from './db/connection.ts';
+import type { Logger } from './log.ts';
+import { auditQueries } from './audit/queries.ts';
+import { userService } from './users/service.ts';
+import { datasetService } from './datasets/service.ts';
+import { sampleService } from './samples/service.ts';
+import { importService } from './importexport/import-service.ts';
+import { SqliteSessionStore } from './http/session-store.ts';
+
+export function createAppContext(db: DB, config: Config, log: Logger) {
+  const audit = auditQueries(db);
+  const datasets = datasetService(db, audit);
+  const samples = sampleService(db, audit);
+  return {
+    db, config, log, audit,
+    users: userService(db, audit),
+    datasets,
+    samples,
+    imports: importService(db, audit, datasets),
+    sessionStore: new SqliteSessionStore(db),
+  };
+}
+
+export type AppContext = ReturnType<typeof createAppContext>;

@@ -1,0 +1,111 @@
+// Builds the express app: security headers, body limits, sessions, language, CSRF, routes, errors.
+import path from 'node:path';
+import os from 'node:os';
+import { createRequire } from 'node:module';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import session from 'express-session';
+import helmet from 'helmet';
+import multer from 'multer';
+import type { AppContext } from './app-context.ts';
+import { pickLocale, translator } from './i18n/index.ts';
+import { csrfProtection, requireUser } from './http/security.ts';
+import { sendError } from './http/page.ts';
+import { authRoutes } from './auth/routes.ts';
+import { adminRoutes } from './users/routes.ts';
+import { datasetRoutes } from './datasets/routes.ts';
+import { sampleRoutes } from './samples/routes.ts';
+import { importExportRoutes, UPLOAD_PATH } from './importexport/routes.ts';
+import { auditRoutes } from './audit/routes.ts';
+import { sessionSecret } from './http/secret.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const require = createRequire(import.meta.url);
+const HTMX_DIST = path.dirname(require.resolve('htmx.org/dist/htmx.min.js'));
+
+export function createApp(ctx: AppContext): express.Express {
+  const app = express();
+  const { config, log } = ctx;
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+
+  app.use(helmet({
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: config.secureCookies ? [] : null,
+      },
+    },
+    strictTransportSecurity: config.secureCookies,
+  }));
+
+  app.use('/static', express.static(path.join(ROOT, 'public'), { maxAge: '1h', index: false }));
+  app.get('/static/htmx.min.js', (_req, res) => res.sendFile(path.join(HTMX_DIST, 'htmx.min.js'), { maxAge: '1d' }));
+  app.get('/healthz', (_req, res) => { res.type('text').send('ok'); });
+
+  app.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
+  app.use(express.json({ limit: '10mb' }));
+  const upload = multer({ dest: path.join(os.tmpdir(), 'goldset-uploads'), limits: { fileSize: config.maxUploadBytes, files: 1, fields: 20 } });
+  app.post(UPLOAD_PATH, upload.single('file'));
+
+  app.use(session({
+    name: 'goldset.sid',
+    store: ctx.sessionStore,
+    secret: sessionSecret(ctx.db, config.sessionSecret),
+    resave: false,
+    saveUninitialized: false,
+    rolling: true,
+    cookie: { httpOnly: true, sameSite: 'lax', secure: config.secureCookies, maxAge: 7 * 24 * 60 * 60 * 1000 },
+  }));
+
+  // Who is asking, and in which language.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const row = req.session.userId ? ctx.users.queries.byId(req.session.userId) : undefined;
+    req.user = row && !row.disabled ? { id: row.id, email: row.email, name: row.name, role: row.role, locale: row.locale } : null;
+    if (req.session.userId && !req.user) delete req.session.userId;
+    req.locale = pickLocale(req.user?.locale ?? req.session.locale, req.get('Accept-Language'));
+    req.t = translator(req.locale);
+    next();
+  });
+
+  app.use(csrfProtection(log));
+
+  // Until the first admin exists, nothing but the setup page is reachable.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.path === '/setup' || req.path === '/locale' || !ctx.users.needsSetup()) return next();
+    if (req.method === 'GET') return res.redirect(303, '/setup');
+    res.status(403).type('text').send(req.t('err.setup_first'));
+  });
+
+  app.use(authRoutes(ctx));
+  app.get('/', requireUser, (_req, res) => res.redirect(303, '/datasets'));
+  app.use(adminRoutes(ctx));
+  app.use(datasetRoutes(ctx));
+  app.use(sampleRoutes(ctx));
+  app.use(importExportRoutes(ctx));
+  app.use(auditRoutes(ctx));
+
+  app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const e = err as { status?: number; type?: string; code?: string; message?: string };
+    if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') {
+      log.warn('request.too_large', { path: req.path, ip: req.ip });
+      return sendError(req, res, 413, req.t('err.too_large', { mb: Math.round(config.maxUploadBytes / 1024 / 1024) }));
+    }
+    if (e.type === 'entity.parse.failed' || (e.status && e.status >= 400 && e.status < 500)) {
+      log.warn('request.bad', { path: req.path, message: e.message });
+      return sendError(req, res, e.status ?? 400, req.t('err.bad_request'));
+    }
+    log.error('request.failed', { path: req.path, message: e.message, stack: (err as Error)?.stack });
+    if (res.headersSent) return;
+    sendError(req, res, 500, req.t?.('err.internal') ?? 'Internal error');
+  });
+
+  return app;
+}

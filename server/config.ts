@@ -1,0 +1,58 @@
+// goldset's configuration: read from an environment map once, validated with zod, passed down explicitly.
+import { z } from 'zod';
+
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+
+const EnvSchema = z.object({
+  GOLDSET_DB: z.string().min(1).default('data/goldset.db'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  GOLDSET_SECURE_COOKIES: flag.default(false),
+  GOLDSET_SESSION_SECRET: z.string().min(32, 'GOLDSET_SESSION_SECRET must be at least 32 characters').optional(),
+  GOLDSET_MAX_UPLOAD_MB: z.coerce.number().positive().max(2048).default(200),
+  GOLDSET_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
+  GOLDSET_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  GOLDSET_JUDGE_MODEL: z.string().min(1).optional(),
+  GOLDSET_EMBEDDING_MODEL: z.string().min(1).optional(),
+});
+
+export interface Config {
+  dbFile: string;
+  port: number;
+  host: string;
+  secureCookies: boolean;
+  sessionSecret: string | undefined;
+  maxUploadBytes: number;
+  synchronous: 'NORMAL' | 'FULL';
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  judge: { baseURL?: string; apiKey?: string; chatModel?: string; embeddingModel?: string };
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    dbFile: e.GOLDSET_DB,
+    port: e.PORT,
+    host: e.HOST,
+    secureCookies: e.GOLDSET_SECURE_COOKIES,
+    sessionSecret: e.GOLDSET_SESSION_SECRET,
+    maxUploadBytes: Math.round(e.GOLDSET_MAX_UPLOAD_MB * 1024 * 1024),
+    synchronous: e.GOLDSET_SYNCHRONOUS,
+    logLevel: e.GOLDSET_LOG_LEVEL,
+    judge: {
+      ...(e.OPENAI_BASE_URL ? { baseURL: e.OPENAI_BASE_URL } : {}),
+      ...(e.OPENAI_API_KEY ? { apiKey: e.OPENAI_API_KEY } : {}),
+      ...(e.GOLDSET_JUDGE_MODEL ? { chatModel: e.GOLDSET_JUDGE_MODEL } : {}),
+      ...(e.GOLDSET_EMBEDDING_MODEL ? { embeddingModel: e.GOLDSET_EMBEDDING_MODEL } : {}),
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// HTTP for datasets: list, create, the dataset workspace with its sample list, settings, example data.
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { parseForm, text } from '../http/forms.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { redirectAfterPost, sendDocument, sendPageOrFragment } from '../http/render.ts';
+import { requireRole, requireUser } from '../http/security.ts';
+import { DatasetError } from './service.ts';
+import { loadExampleData } from './example.ts';
+import { STATUSES } from '../samples/queries.ts';
+import { DatasetSettingsPage, DatasetsPage } from '../../views/pages/datasets.tsx';
+import { DatasetPage, SampleTable, type ListState } from '../../views/pages/dataset.tsx';
+
+export const DatasetForm = z.object({
+  name: text(120, 1),
+  description: text(4000),
+  language: z.enum(['zh', 'en'], { error: 'err.invalid' }),
+  domain: text(120),
+});
+const SettingsForm = DatasetForm.extend({ archived: z.literal('1').optional() });
+
+const ListQuery = z.object({
+  q: z.string().trim().max(200).catch(''),
+  status: z.enum(STATUSES).or(z.literal('')).catch(''),
+  tag: z.string().trim().max(100).catch(''),
+  author: z.coerce.number().int().positive().or(z.literal('')).catch(''),
+  page: z.coerce.number().int().min(1).max(100_000).catch(1),
+});
+
+export const PAGE_SIZE = 50;
+
+export function idParam(value: unknown): number | null {
+  const n = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+export function listState(query: unknown): ListState {
+  const q = ListQuery.parse(query ?? {});
+  return { ...q, author: q.author === '' ? '' : q.author, pageSize: PAGE_SIZE };
+}
+
+export function sampleList(app: AppContext, datasetId: number, state: ListState) {
+  const { rows, total } = app.samples.queries.list(
+    { datasetId, q: state.q || undefined, status: state.status || undefined, tag: state.tag || undefined, authorId: state.author || undefined },
+    { limit: state.pageSize, offset: (state.page - 1) * state.pageSize });
+  return { rows, total, tags: app.samples.queries.tags(datasetId), authors: app.samples.queries.authors(datasetId) };
+}
+
+export function datasetRoutes(app: AppContext): Router {
+  const r = Router();
+  const { datasets, log } = app;
+  const expert = requireRole('expert', log);
+
+  r.get('/datasets', requireUser, (req, res) => {
+    const showArchived = req.query.archived === '1';
+    sendDocument(res, DatasetsPage({ ctx: pageContext(req), datasets: datasets.list(showArchived), showArchived }));
+  });
+
+  r.post('/datasets', expert, (req, res) => {
+    const form = parseForm(DatasetForm, req.body, req.t);
+    const rerender = (errors: Record<string, string>) =>
+      sendDocument(res, DatasetsPage({ ctx: pageContext(req), datasets: datasets.list(false), values: req.body, errors, showArchived: false }), 422);
+    if (!form.ok) return rerender(form.errors);
+    try {
+      const d = datasets.create(req.user!.id, form.data);
+      redirectAfterPost(req, res, `/datasets/${d.id}`);
+    } catch (err) {
+      if (err instanceof DatasetError) return rerender({ [err.field]: req.t(err.key) });
+      throw err;
+    }
+  });
+
+  r.post('/datasets/example', expert, (req, res) => {
+    const ids = loadExampleData(app, req.user!.id);
+    redirectAfterPost(req, res, ids.length ? `/datasets/${ids[0]}` : '/datasets');
+  });
+
+  r.get('/datasets/:id', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const state = listState(req.query);
+    const list = sampleList(app, dataset.id, state);
+    const ctx = pageContext(req);
+    sendPageOrFragment(req, res,
+      () => DatasetPage({ ctx, dataset, list, state }),
+      () => SampleTable({ ctx, dataset, list, state }));
+  });
+
+  r.get('/datasets/:id/settings', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    sendDocument(res, DatasetSettingsPage({ ctx: pageContext(req), dataset, values: { ...dataset, archived: dataset.archived === 1 } }));
+  });
+
+  r.post('/datasets/:id/settings', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const form = parseForm(SettingsForm, req.body, req.t);
+    const rerender = (errors: Record<string, string>) => sendDocument(res, DatasetSettingsPage({
+      ctx: pageContext(req), dataset, values: { ...req.body, archived: req.body?.archived === '1' }, errors }), 422);
+    if (!form.ok) return rerender(form.errors);
+    try {
+      datasets.update(req.user!.id, dataset.id, { ...form.data, archived: form.data.archived === '1' });
+      req.session.flash = req.t('flash.saved');
+      redirectAfterPost(req, res, `/datasets/${dataset.id}`);
+    } catch (err) {
+      if (err instanceof DatasetError) return rerender({ [err.field]: req.t(err.key) });
+      throw err;
+    }
+  });
+
+  return r;
+}

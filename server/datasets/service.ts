@@ -1,0 +1,64 @@
+// Rules for datasets (eval sets): unique names, a language, archiving instead of deleting.
+import crypto from 'node:crypto';
+import type { DB } from '../db/connection.ts';
+import type { AuditQueries } from '../audit/queries.ts';
+import type { MessageKey } from '../i18n/index.ts';
+import { datasetQueries, type DatasetRow } from './queries.ts';
+
+export class DatasetError extends Error {
+  constructor(readonly key: MessageKey, readonly field = '_form') { super(key); }
+}
+
+export interface DatasetInput {
+  name: string;
+  description: string;
+  language: 'zh' | 'en';
+  domain: string;
+}
+
+function snapshot(d: DatasetRow) {
+  return { name: d.name, description: d.description, language: d.language, domain: d.domain, archived: d.archived === 1 };
+}
+
+export function datasetService(db: DB, audit: AuditQueries) {
+  const q = datasetQueries(db);
+  return {
+    queries: q,
+    get: (id: number) => q.byId(id),
+    byName: (name: string) => q.byName(name),
+    list: (includeArchived = false) => q.list(includeArchived),
+
+    create(actorId: number | null, input: DatasetInput): DatasetRow {
+      return db.transaction(() => {
+        if (q.byName(input.name)) throw new DatasetError('err.dataset_name_taken', 'name');
+        // The seed fixes the calibration/held-out split for the life of the dataset.
+        const id = q.insert({ ...input, seed: crypto.randomInt(1, 2 ** 31 - 1), by: actorId });
+        const created = q.byId(id)!;
+        audit.record({ actorId, entityType: 'dataset', entityId: id, datasetId: id, action: 'create', after: snapshot(created) });
+        return created;
+      })();
+    },
+
+    update(actorId: number, id: number, input: DatasetInput & { archived: boolean }): DatasetRow {
+      return db.transaction(() => {
+        const before = q.byId(id);
+        if (!before) throw new DatasetError('err.not_found');
+        const clash = q.byName(input.name);
+        if (clash && clash.id !== id) throw new DatasetError('err.dataset_name_taken', 'name');
+        q.update({ id, ...input, archived: input.archived ? 1 : 0 });
+        const after = q.byId(id)!;
+        audit.record({ actorId, entityType: 'dataset', entityId: id, datasetId: id, action: 'update', before: snapshot(before), after: snapshot(after) });
+        return after;
+      })();
+    },
+
+    /** For the CLI's `import --dataset NAME`: the named dataset, created if it does not exist yet. */
+    ensure(actorId: number | null, name: string, language: 'zh' | 'en'): { dataset: DatasetRow; created: boolean } {
+      const existing = q.byName(name);
+      if (existing) return { dataset: existing, created: false };
+      return { dataset: this.create(actorId, { name, description: '', language, domain: '' }), created: true };
+    },
+  };
+}
+
+export type DatasetService = ReturnType<typeof datasetService>;

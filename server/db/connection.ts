@@ -1,0 +1,26 @@
+// Opens goldset's SQLite database with the settings every connection must have.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type DB = Database.Database;
+
+export interface OpenOptions {
+  /** FULL survives power loss; NORMAL (default) survives a crash or kill of the process. */
+  synchronous?: 'NORMAL' | 'FULL';
+}
+
+export function openDatabase(file: string, options: OpenOptions = {}): DB {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+  return db;
+}
+
+/** Runs fn inside one transaction and returns its result; better-sqlite3 transactions are synchronous. */
+export function inTransaction<T>(db: DB, fn: () => T): T {
+  return db.transaction(fn)();
+}

@@ -1,0 +1,41 @@
+// The message catalogue: every string a user sees comes from here, in English and 简体中文.
+import { en, type MessageKey } from './en.ts';
+import { zh } from './zh.ts';
+
+export type Locale = 'en' | 'zh';
+export type { MessageKey };
+export type Params = Record<string, string | number>;
+export type T = (key: MessageKey, params?: Params) => string;
+
+const catalogues: Record<Locale, Record<MessageKey, string>> = { en, zh };
+
+export function isLocale(value: unknown): value is Locale {
+  return value === 'en' || value === 'zh';
+}
+
+export function translator(locale: Locale): T {
+  const messages = catalogues[locale];
+  return (key, params) => {
+    const text = messages[key];
+    return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : text;
+  };
+}
+
+/** The user's saved choice wins; otherwise the first of the browser's languages that goldset speaks. */
+export function pickLocale(saved: string | null | undefined, acceptLanguage: string | undefined): Locale {
+  if (isLocale(saved)) return saved;
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part) => {
+      const [tag = '', ...rest] = part.trim().split(';');
+      const q = rest.find((r) => r.trim().startsWith('q='));
+      return { tag: tag.toLowerCase(), q: q ? Number(q.trim().slice(2)) || 0 : 1 };
+    })
+    .filter((x) => x.tag)
+    .sort((a, b) => b.q - a.q);
+  for (const { tag } of ranked) {
+    if (tag.startsWith('zh')) return 'zh';
+    if (tag.startsWith('en')) return 'en';
+  }
+  return 'en';
+}

@@ -1,0 +1,76 @@
+// HTTP for importing files into a dataset and downloading Ragas-compatible exports.
+import fs from 'node:fs/promises';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { sendDocument } from '../http/render.ts';
+import { requireRole, requireUser } from '../http/security.ts';
+import { idParam } from '../datasets/routes.ts';
+import { detectFormat } from '../io/read.ts';
+import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
+import { rowErrorMessage } from './messages.ts';
+import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
+
+/** The one route that accepts multipart bodies; app.ts runs the upload parser for it before CSRF. */
+export const UPLOAD_PATH = '/datasets/:id/import';
+
+const ImportForm = z.object({ format: z.enum(['csv', 'jsonl', 'json']).or(z.literal('')).default('') });
+const ExportQuery = z.object({
+  format: z.enum(EXPORT_FORMATS).catch('ragas-jsonl'),
+  status: z.enum(['approved', 'all']).catch('approved'),
+});
+
+export function importExportRoutes(app: AppContext): Router {
+  const r = Router();
+  const expert = requireRole('expert', app.log);
+  const { datasets, imports, samples } = app;
+
+  r.get('/datasets/:id/import', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    sendDocument(res, ImportPage({ ctx: pageContext(req), dataset }));
+  });
+
+  r.post(UPLOAD_PATH, expert, async (req, res) => {
+    const file = req.file;
+    try {
+      const dataset = datasets.get(idParam(req.params.id) ?? 0);
+      if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+      if (dataset.archived) return sendError(req, res, 409, req.t('err.dataset_archived'));
+      const ctx = pageContext(req);
+      if (!file) return sendDocument(res, ImportPage({ ctx, dataset, formErrors: { file: req.t('err.file_required') } }), 422);
+      const form = ImportForm.safeParse(req.body ?? {});
+      const format = (form.success && form.data.format) || detectFormat(file.originalname);
+      if (!format) return sendDocument(res, ImportPage({ ctx, dataset, formErrors: { file: req.t('err.unknown_format') } }), 422);
+      const result = await imports.importSamples(req.user!.id, dataset.id, file.path, { format, filename: file.originalname });
+      if (!result.ok) {
+        app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
+        const errors = result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
+        return sendDocument(res, ImportPage({ ctx, dataset, outcome: { errors, moreErrors: result.totalErrors - result.errors.length } }), 422);
+      }
+      app.log.info('import.done', { dataset: dataset.id, rows: result.rows, created: result.created, user: req.user!.id });
+      sendDocument(res, ImportPage({ ctx, dataset, outcome: { summary: result } }));
+    } finally {
+      if (file) await fs.rm(file.path, { force: true });
+    }
+  });
+
+  r.get('/datasets/:id/export', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset }));
+  });
+
+  r.get('/datasets/:id/export/download', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const q = ExportQuery.parse(req.query);
+    const filename = `goldset-${dataset.id}-${q.status}.${EXTENSIONS[q.format]}`;
+    res.type(CONTENT_TYPES[q.format]).attachment(filename);
+    writeExport(samples.queries, { datasetId: dataset.id, status: q.status === 'approved' ? 'approved' : undefined }, q.format, (chunk) => res.write(chunk));
+    res.end();
+  });
+
+  return r;
+}

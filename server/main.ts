@@ -1,0 +1,43 @@
+// Starts goldset's HTTP server: the only module that reads process.env.
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/connection.ts';
+import { migrate, MigrationError } from './db/migrate.ts';
+import { createLogger } from './log.ts';
+import { createAppContext } from './app-context.ts';
+import { createApp } from './app.ts';
+
+function start(): void {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) { console.error(`goldset: ${err.message}`); process.exit(2); }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  const db = openDatabase(config.dbFile, { synchronous: config.synchronous });
+  try {
+    const applied = migrate(db);
+    if (applied.length) log.info('db.migrated', { file: config.dbFile, versions: applied });
+  } catch (err) {
+    if (err instanceof MigrationError) {
+      console.error(`goldset: cannot start: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const ctx = createAppContext(db, config, log);
+  const server = createApp(ctx).listen(config.port, config.host, () => {
+    log.info('server.listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, db: config.dbFile });
+  });
+  const prune = setInterval(() => ctx.sessionStore.prune(), 60 * 60 * 1000).unref();
+  const stop = () => {
+    clearInterval(prune);
+    server.close(() => { db.close(); process.exit(0); });
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+start();

@@ -1,0 +1,135 @@
+// SQL for samples: the list with search and filters, single rows, revisions and tags.
+import type { DB } from '../db/connection.ts';
+import type { Statement } from 'better-sqlite3';
+
+export type SampleStatus = 'draft' | 'in_review' | 'approved';
+export const STATUSES: SampleStatus[] = ['draft', 'in_review', 'approved'];
+
+export interface SampleRow {
+  id: number;
+  dataset_id: number;
+  question: string;
+  ground_truth: string;
+  reference_contexts: string;
+  tags: string;
+  source: string;
+  notes: string;
+  status: SampleStatus;
+  author_id: number | null;
+  author_email: string | null;
+  approved_by: number | null;
+  approver_email: string | null;
+  approved_at: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SampleFilter {
+  datasetId: number;
+  q?: string | undefined;
+  status?: SampleStatus | undefined;
+  tag?: string | undefined;
+  authorId?: number | undefined;
+}
+
+export interface RevisionRow { version: number; snapshot: string; edited_by: number | null; editor_email: string | null; edited_at: string }
+
+const SELECT = `SELECT s.*, a.email AS author_email, p.email AS approver_email FROM sample s
+  LEFT JOIN user a ON a.id = s.author_id LEFT JOIN user p ON p.id = s.approved_by`;
+
+/** Folds whitespace so that the same question typed twice is recognised as one. */
+export function questionKey(question: string): string {
+  return question.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** Splits a search into FTS5 trigram phrases (3+ characters) and short terms matched with LIKE. */
+export function searchTerms(q: string): { fts: string | null; likes: string[] } {
+  const terms = q.trim().split(/\s+/).filter(Boolean).slice(0, 8);
+  const long = terms.filter((t) => [...t].length >= 3);
+  const short = terms.filter((t) => [...t].length < 3);
+  return {
+    fts: long.length ? long.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ') : null,
+    likes: short.map((t) => `%${t.replace(/[\\%_]/g, (c) => '\\' + c)}%`),
+  };
+}
+
+export function sampleQueries(db: DB) {
+  // One prepared statement per filter shape (at most a few dozen), reused across requests.
+  const cache = new Map<string, Statement>();
+  const prepared = (sql: string) => {
+    let st = cache.get(sql);
+    if (!st) { st = db.prepare(sql); cache.set(sql, st); }
+    return st;
+  };
+
+  function where(f: SampleFilter): { sql: string; params: Record<string, unknown> } {
+    const parts = ['s.dataset_id = @datasetId'];
+    const params: Record<string, unknown> = { datasetId: f.datasetId };
+    if (f.status) { parts.push('s.status = @status'); params.status = f.status; }
+    if (f.authorId) { parts.push('s.author_id = @authorId'); params.authorId = f.authorId; }
+    if (f.tag) { parts.push('s.id IN (SELECT sample_id FROM sample_tag WHERE tag = @tag)'); params.tag = f.tag; }
+    if (f.q) {
+      const { fts, likes } = searchTerms(f.q);
+      if (fts) { parts.push('s.id IN (SELECT rowid FROM sample_fts WHERE sample_fts MATCH @fts)'); params.fts = fts; }
+      likes.forEach((like, i) => {
+        parts.push(`(s.question LIKE @like${i} ESCAPE '\\' OR s.ground_truth LIKE @like${i} ESCAPE '\\' OR s.notes LIKE @like${i} ESCAPE '\\')`);
+        params[`like${i}`] = like;
+      });
+    }
+    return { sql: parts.join(' AND '), params };
+  }
+
+  const s = {
+    byId: db.prepare<[number], SampleRow>(`${SELECT} WHERE s.id = ?`),
+    byKey: db.prepare<[number, string], { id: number }>('SELECT id FROM sample WHERE dataset_id = ? AND question_key = ?'),
+    insert: db.prepare(`INSERT INTO sample (dataset_id, question_key, question, ground_truth, reference_contexts, tags, source, notes, author_id)
+      VALUES (@datasetId, @questionKey, @question, @groundTruth, @referenceContexts, @tags, @source, @notes, @authorId)`),
+    update: db.prepare(`UPDATE sample SET question_key = @questionKey, question = @question, ground_truth = @groundTruth,
+      reference_contexts = @referenceContexts, tags = @tags, source = @source, notes = @notes, status = @status,
+      approved_by = @approvedBy, approved_at = @approvedAt, version = version + 1,
+      updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = @id AND version = @version`),
+    insertRevision: db.prepare(`INSERT INTO sample_revision (sample_id, version, snapshot, edited_by, edited_at)
+      VALUES (@sampleId, @version, @snapshot, @editedBy, @editedAt)`),
+    revisions: db.prepare<[number], RevisionRow>(`SELECT r.version, r.snapshot, r.edited_by, u.email AS editor_email, r.edited_at
+      FROM sample_revision r LEFT JOIN user u ON u.id = r.edited_by WHERE r.sample_id = ? ORDER BY r.version DESC`),
+    deleteTags: db.prepare<[number]>('DELETE FROM sample_tag WHERE sample_id = ?'),
+    insertTag: db.prepare<[number, string]>('INSERT OR IGNORE INTO sample_tag (sample_id, tag) VALUES (?, ?)'),
+    tags: db.prepare<[number], { tag: string; n: number }>(`SELECT t.tag, count(*) AS n FROM sample_tag t JOIN sample s ON s.id = t.sample_id
+      WHERE s.dataset_id = ? GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT 200`),
+    authors: db.prepare<[number], { id: number; email: string }>(`SELECT DISTINCT u.id, u.email FROM user u
+      WHERE u.id IN (SELECT DISTINCT author_id FROM sample WHERE dataset_id = ?) ORDER BY u.email`),
+  };
+
+  return {
+    byId: (id: number) => s.byId.get(id),
+    idByQuestion: (datasetId: number, question: string) => s.byKey.get(datasetId, questionKey(question))?.id,
+    insert: (row: Record<string, unknown>) => Number(s.insert.run(row).lastInsertRowid),
+    update: (row: Record<string, unknown>) => s.update.run(row).changes,
+    insertRevision: (row: Record<string, unknown>) => s.insertRevision.run(row),
+    revisions: (sampleId: number) => s.revisions.all(sampleId),
+    setTags(sampleId: number, tags: string[]): void {
+      s.deleteTags.run(sampleId);
+      for (const tag of tags) s.insertTag.run(sampleId, tag);
+    },
+    tags: (datasetId: number) => s.tags.all(datasetId),
+    authors: (datasetId: number) => s.authors.all(datasetId),
+
+    list(f: SampleFilter, page: { limit: number; offset: number }): { rows: SampleRow[]; total: number } {
+      const w = where(f);
+      const total = prepared(`SELECT count(*) FROM sample s WHERE ${w.sql}`).pluck().get(w.params) as number;
+      const rows = prepared(`${SELECT} WHERE ${w.sql} ORDER BY s.id DESC LIMIT @limit OFFSET @offset`)
+        .all({ ...w.params, ...page }) as SampleRow[];
+      return { rows, total };
+    },
+
+    /** The next batch of a filter in id order; exports page with this instead of holding a cursor open. */
+    batchAfter(f: SampleFilter, afterId: number, limit: number): SampleRow[] {
+      const w = where(f);
+      return prepared(`${SELECT} WHERE ${w.sql} AND s.id > @afterId ORDER BY s.id LIMIT @limit`)
+        .all({ ...w.params, afterId, limit }) as SampleRow[];
+    },
+  };
+}
+
+export type SampleQueries = ReturnType<typeof sampleQueries>;

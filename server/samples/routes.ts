@@ -1,0 +1,116 @@
+// HTTP for samples: quick add from the dataset page, the sample page, edits and review transitions.
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { parseForm, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { redirectAfterPost, sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
+import { requireRole, requireUser } from '../http/security.ts';
+import { idParam, listState, sampleList } from '../datasets/routes.ts';
+import { ConflictError, SampleError, type SampleInput } from './service.ts';
+import type { SampleRow } from './queries.ts';
+import { DatasetPage, QuickAddForm } from '../../views/pages/dataset.tsx';
+import { formValues, SamplePage, type SampleFormValues } from '../../views/pages/sample.tsx';
+
+const SampleForm = z.object({
+  question: text(8000, 1),
+  ground_truth: text(20000),
+  reference_contexts: z.string().max(200_000, { error: 'err.too_long' }).default('').transform(splitBlocks),
+  tags: z.string().max(2000, { error: 'err.too_long' }).default('').transform(splitTags)
+    .refine((tags) => tags.every((t) => t.length <= 60), { error: 'err.tag_too_long' }),
+  source: text(200).default(''),
+  notes: text(8000).default(''),
+});
+const EditForm = SampleForm.extend({ version: z.coerce.number().int().min(1) });
+const StatusForm = z.object({ version: z.coerce.number().int().min(1), action: z.enum(['submit', 'approve', 'reopen']) });
+
+function errorsFrom(req: Request, err: SampleError): FieldErrors {
+  return { [err.field]: req.t(err.key, err.params) };
+}
+
+export function sampleRoutes(app: AppContext): Router {
+  const r = Router();
+  const { datasets, samples, audit, log } = app;
+  const expert = requireRole('expert', log);
+
+  function renderSample(req: Request, res: Response, sample: SampleRow, extra: { values?: SampleFormValues; errors?: FieldErrors; conflict?: SampleRow } = {}, status = 200) {
+    const dataset = datasets.get(sample.dataset_id)!;
+    sendDocument(res, SamplePage({
+      ctx: pageContext(req), dataset, sample, values: extra.values ?? formValues(sample),
+      history: samples.history(sample.id), audit: audit.forEntity('sample', sample.id),
+      ...(extra.errors ? { errors: extra.errors } : {}), ...(extra.conflict ? { conflict: extra.conflict } : {}),
+    }), status);
+  }
+
+  r.post('/datasets/:id/samples', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    if (dataset.archived) return sendError(req, res, 409, req.t('err.dataset_archived'));
+    const ctx = pageContext(req);
+    const form = parseForm(SampleForm, req.body, req.t);
+    const fail = (errors: FieldErrors) => {
+      if (wantsFragment(req)) return sendHtml(res, QuickAddForm({ ctx, dataset, values: req.body, errors }), 422);
+      const state = listState({});
+      sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: req.body, errors } }), 422);
+    };
+    if (!form.ok) return fail(form.errors);
+    try {
+      const added = samples.create(req.user!.id, dataset.id, form.data as SampleInput);
+      if (!wantsFragment(req)) return res.redirect(303, `/datasets/${dataset.id}`);
+      res.set('HX-Trigger', 'samples-changed');
+      sendHtml(res, QuickAddForm({ ctx, dataset, added }));
+    } catch (err) {
+      if (err instanceof SampleError) return fail(errorsFrom(req, err));
+      throw err;
+    }
+  });
+
+  r.get('/samples/:id', requireUser, (req, res) => {
+    const sample = samples.get(idParam(req.params.id) ?? 0);
+    if (!sample) return sendError(req, res, 404, req.t('err.not_found'));
+    renderSample(req, res, sample);
+  });
+
+  r.post('/samples/:id', expert, (req, res) => {
+    const sample = samples.get(idParam(req.params.id) ?? 0);
+    if (!sample) return sendError(req, res, 404, req.t('err.not_found'));
+    const form = parseForm(EditForm, req.body, req.t);
+    const submitted = { ...formValues(sample), ...req.body, version: Number(req.body?.version) || sample.version } as SampleFormValues;
+    if (!form.ok) return renderSample(req, res, sample, { values: submitted, errors: form.errors }, 422);
+    const { version, ...input } = form.data;
+    try {
+      samples.update(req.user!.id, sample.id, version, input as SampleInput);
+      req.session.flash = req.t('flash.saved');
+      redirectAfterPost(req, res, `/samples/${sample.id}`);
+    } catch (err) {
+      if (err instanceof ConflictError) {
+        log.info('sample.conflict', { sample: sample.id, user: req.user!.id });
+        // Keep what this expert typed, but against the current version, so saving again is a conscious overwrite.
+        return renderSample(req, res, err.current, { values: { ...submitted, version: err.current.version }, conflict: err.current }, 409);
+      }
+      if (err instanceof SampleError) return renderSample(req, res, sample, { values: submitted, errors: errorsFrom(req, err) }, 422);
+      throw err;
+    }
+  });
+
+  r.post('/samples/:id/status', expert, (req, res) => {
+    const sample = samples.get(idParam(req.params.id) ?? 0);
+    if (!sample) return sendError(req, res, 404, req.t('err.not_found'));
+    const form = parseForm(StatusForm, req.body, req.t);
+    if (!form.ok) return renderSample(req, res, sample, { errors: { _form: req.t('err.bad_request') } }, 422);
+    try {
+      samples.transition(req.user!.id, sample.id, form.data.version, form.data.action);
+      req.session.flash = req.t(`flash.${form.data.action}`);
+      redirectAfterPost(req, res, `/samples/${sample.id}`);
+    } catch (err) {
+      if (err instanceof ConflictError) return renderSample(req, res, err.current, { conflict: err.current }, 409);
+      if (err instanceof SampleError) {
+        log.warn('sample.transition_refused', { sample: sample.id, user: req.user!.id, reason: err.key });
+        return renderSample(req, res, sample, { errors: errorsFrom(req, err) }, 422);
+      }
+      throw err;
+    }
+  });
+
+  return r;
+}

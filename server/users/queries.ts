@@ -1,0 +1,62 @@
+// SQL for users, invitations and login throttling.
+import type { DB } from '../db/connection.ts';
+import type { Role } from '../http/context.ts';
+import type { Locale } from '../i18n/index.ts';
+
+export interface UserRow {
+  id: number;
+  email: string;
+  name: string;
+  role: Role;
+  password_hash: string | null;
+  disabled: 0 | 1;
+  locale: Locale | null;
+  created_at: string;
+}
+
+export function userQueries(db: DB) {
+  const s = {
+    count: db.prepare('SELECT count(*) FROM user').pluck(),
+    byId: db.prepare<[number], UserRow>('SELECT * FROM user WHERE id = ?'),
+    byEmail: db.prepare<[string], UserRow>('SELECT * FROM user WHERE email = ?'),
+    all: db.prepare<[], UserRow>('SELECT * FROM user ORDER BY disabled, email'),
+    insert: db.prepare<{ email: string; name: string; role: Role; password_hash: string | null }>(
+      'INSERT INTO user (email, name, role, password_hash) VALUES (@email, @name, @role, @password_hash)'),
+    setRole: db.prepare<[Role, number]>('UPDATE user SET role = ? WHERE id = ?'),
+    setDisabled: db.prepare<[0 | 1, number]>('UPDATE user SET disabled = ? WHERE id = ?'),
+    setPassword: db.prepare<[string, number]>('UPDATE user SET password_hash = ? WHERE id = ?'),
+    setLocale: db.prepare<[Locale, number]>('UPDATE user SET locale = ? WHERE id = ?'),
+    activeAdmins: db.prepare("SELECT count(*) FROM user WHERE role = 'admin' AND disabled = 0").pluck(),
+    insertInvite: db.prepare<[number, string, number]>('INSERT INTO invite (user_id, token_hash, expires_at) VALUES (?, ?, ?)'),
+    inviteByHash: db.prepare<[string, number], { id: number; user_id: number }>(
+      'SELECT id, user_id FROM invite WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?'),
+    useInvite: db.prepare<[number, number]>('UPDATE invite SET used_at = ? WHERE id = ?'),
+    recordFailure: db.prepare<[string, string, number]>('INSERT INTO login_failure (email, ip, at) VALUES (?, ?, ?)'),
+    failuresByEmail: db.prepare<[string, number]>('SELECT count(*) FROM login_failure WHERE email = ? AND at > ?').pluck(),
+    failuresByIp: db.prepare<[string, number]>('SELECT count(*) FROM login_failure WHERE ip = ? AND at > ?').pluck(),
+    clearFailures: db.prepare<[string]>('DELETE FROM login_failure WHERE email = ?'),
+    pruneFailures: db.prepare<[number]>('DELETE FROM login_failure WHERE at <= ?'),
+  };
+  return {
+    count: () => s.count.get() as number,
+    byId: (id: number) => s.byId.get(id),
+    byEmail: (email: string) => s.byEmail.get(email),
+    all: () => s.all.all(),
+    insert: (u: { email: string; name: string; role: Role; password_hash: string | null }) => Number(s.insert.run(u).lastInsertRowid),
+    setRole: (id: number, role: Role) => s.setRole.run(role, id),
+    setDisabled: (id: number, disabled: boolean) => s.setDisabled.run(disabled ? 1 : 0, id),
+    setPassword: (id: number, hash: string) => s.setPassword.run(hash, id),
+    setLocale: (id: number, locale: Locale) => s.setLocale.run(locale, id),
+    activeAdmins: () => s.activeAdmins.get() as number,
+    insertInvite: (userId: number, tokenHash: string, expiresAt: number) => s.insertInvite.run(userId, tokenHash, expiresAt),
+    inviteByHash: (hash: string, now: number) => s.inviteByHash.get(hash, now),
+    useInvite: (id: number, now: number) => s.useInvite.run(now, id),
+    recordFailure: (email: string, ip: string, now: number) => s.recordFailure.run(email, ip, now),
+    failuresByEmail: (email: string, since: number) => s.failuresByEmail.get(email, since) as number,
+    failuresByIp: (ip: string, since: number) => s.failuresByIp.get(ip, since) as number,
+    clearFailures: (email: string) => s.clearFailures.run(email),
+    pruneFailures: (before: number) => s.pruneFailures.run(before),
+  };
+}
+
+export type UserQueries = ReturnType<typeof userQueries>;

@@ -1,0 +1,66 @@
+// HTTP for user administration: invite, change role, disable. Admins only.
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { parseForm, text } from '../http/forms.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { sendDocument } from '../http/render.ts';
+import { requireRole } from '../http/security.ts';
+import { idParam } from '../datasets/routes.ts';
+import { UserError } from './service.ts';
+import { UsersPage } from '../../views/pages/admin.tsx';
+
+const role = z.enum(['admin', 'expert', 'viewer'], { error: 'err.invalid' });
+const InviteForm = z.object({
+  email: z.string().trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' })),
+  name: text(100),
+  role,
+});
+const UpdateForm = z.object({ role, disabled: z.literal('1').optional() });
+
+export function adminRoutes(app: AppContext): Router {
+  const r = Router();
+  const admin = requireRole('admin', app.log);
+  const { users } = app;
+
+  r.get('/admin/users', admin, (req, res) => {
+    sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all() }));
+  });
+
+  r.post('/admin/users', admin, (req, res) => {
+    const form = parseForm(InviteForm, req.body, req.t);
+    const rerender = (errors: Record<string, string>) =>
+      sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), values: req.body, errors }), 422);
+    if (!form.ok) return rerender(form.errors);
+    try {
+      const { token } = users.invite(req.user!.id, form.data);
+      const link = `${req.protocol}://${req.get('host')}/invite/${token}`;
+      // The link is shown once, on this response only; the database keeps its hash.
+      sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), inviteLink: link }));
+    } catch (err) {
+      if (err instanceof UserError) return rerender({ [err.field]: req.t(err.key) });
+      throw err;
+    }
+  });
+
+  r.post('/admin/users/:id', admin, (req, res) => {
+    const id = idParam(req.params.id);
+    if (!id || !users.queries.byId(id)) return sendError(req, res, 404, req.t('err.not_found'));
+    const form = parseForm(UpdateForm, req.body, req.t);
+    if (!form.ok) return sendError(req, res, 422, req.t('err.invalid'));
+    try {
+      const disabled = form.data.disabled === '1';
+      users.update(req.user!.id, id, { role: form.data.role, disabled });
+      if (disabled) app.sessionStore.destroyForUser(id);
+      req.session.flash = req.t('flash.saved');
+      res.redirect(303, '/admin/users');
+    } catch (err) {
+      if (err instanceof UserError) {
+        return sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), errors: { _form: req.t(err.key) } }), 422);
+      }
+      throw err;
+    }
+  });
+
+  return r;
+}

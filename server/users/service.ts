@@ -1,0 +1,119 @@
+// Rules for accounts: first-run admin, invitations, roles, disabling, and throttled logins.
+import type { DB } from '../db/connection.ts';
+import type { AuditQueries } from '../audit/queries.ts';
+import type { Role } from '../http/context.ts';
+import type { MessageKey } from '../i18n/index.ts';
+import { hashPassword, randomToken, sha256, verifyPassword } from '../auth/password.ts';
+import { userQueries, type UserRow } from './queries.ts';
+
+const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+const MAX_FAILURES_PER_EMAIL = 5;
+const MAX_FAILURES_PER_IP = 30;
+const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export class UserError extends Error {
+  constructor(readonly key: MessageKey, readonly field = '_form') { super(key); }
+}
+
+export type LoginResult = { ok: true; user: UserRow } | { ok: false; reason: 'invalid' | 'throttled' | 'disabled' };
+
+export function publicUser(u: UserRow) {
+  return { id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled === 1 };
+}
+
+export function userService(db: DB, audit: AuditQueries, now: () => number = Date.now) {
+  const q = userQueries(db);
+
+  function requireFreeEmail(email: string): void {
+    if (q.byEmail(email)) throw new UserError('err.email_taken', 'email');
+  }
+
+  return {
+    queries: q,
+    needsSetup: () => q.count() === 0,
+
+    /** Creates the first admin; refused once any user exists, so the setup page cannot be replayed. */
+    async createFirstAdmin(input: { email: string; name: string; password: string }): Promise<UserRow> {
+      const hash = await hashPassword(input.password);
+      return db.transaction(() => {
+        if (q.count() > 0) throw new UserError('err.setup_done');
+        const id = q.insert({ email: input.email, name: input.name, role: 'admin', password_hash: hash });
+        audit.record({ actorId: id, entityType: 'user', entityId: id, action: 'setup_admin', after: { email: input.email, role: 'admin' } });
+        return q.byId(id)!;
+      })();
+    },
+
+    async createUser(actorId: number | null, input: { email: string; name: string; role: Role; password: string }): Promise<UserRow> {
+      const hash = await hashPassword(input.password);
+      return db.transaction(() => {
+        requireFreeEmail(input.email);
+        const id = q.insert({ email: input.email, name: input.name, role: input.role, password_hash: hash });
+        audit.record({ actorId, entityType: 'user', entityId: id, action: 'create', after: { email: input.email, role: input.role } });
+        return q.byId(id)!;
+      })();
+    },
+
+    /** Creates the account without a password and returns the one-time token for its invitation link. */
+    invite(actorId: number, input: { email: string; name: string; role: Role }): { user: UserRow; token: string } {
+      const token = randomToken();
+      return db.transaction(() => {
+        requireFreeEmail(input.email);
+        const id = q.insert({ email: input.email, name: input.name, role: input.role, password_hash: null });
+        q.insertInvite(id, sha256(token), now() + INVITE_TTL_MS);
+        audit.record({ actorId, entityType: 'user', entityId: id, action: 'invite', after: { email: input.email, role: input.role } });
+        return { user: q.byId(id)!, token };
+      })();
+    },
+
+    inviteUser(token: string): UserRow | undefined {
+      const invite = q.inviteByHash(sha256(token), now());
+      return invite ? q.byId(invite.user_id) : undefined;
+    },
+
+    async acceptInvite(token: string, password: string): Promise<UserRow> {
+      const hash = await hashPassword(password);
+      return db.transaction(() => {
+        const invite = q.inviteByHash(sha256(token), now());
+        if (!invite) throw new UserError('err.invite_invalid');
+        q.setPassword(invite.user_id, hash);
+        q.useInvite(invite.id, now());
+        audit.record({ actorId: invite.user_id, entityType: 'user', entityId: invite.user_id, action: 'accept_invite' });
+        return q.byId(invite.user_id)!;
+      })();
+    },
+
+    async login(email: string, password: string, ip: string): Promise<LoginResult> {
+      const since = now() - THROTTLE_WINDOW_MS;
+      if (q.failuresByEmail(email, since) >= MAX_FAILURES_PER_EMAIL || q.failuresByIp(ip, since) >= MAX_FAILURES_PER_IP) {
+        return { ok: false, reason: 'throttled' };
+      }
+      const user = q.byEmail(email);
+      const good = await verifyPassword(password, user?.password_hash ?? null);
+      if (!user || !good) {
+        q.recordFailure(email, ip, now());
+        return { ok: false, reason: 'invalid' };
+      }
+      if (user.disabled) return { ok: false, reason: 'disabled' };
+      q.clearFailures(email);
+      q.pruneFailures(since);
+      return { ok: true, user };
+    },
+
+    update(actorId: number, userId: number, change: { role?: Role; disabled?: boolean }): UserRow {
+      return db.transaction(() => {
+        const before = q.byId(userId);
+        if (!before) throw new UserError('err.not_found');
+        const demotesAdmin = before.role === 'admin' && !before.disabled &&
+          ((change.role !== undefined && change.role !== 'admin') || change.disabled === true);
+        if (demotesAdmin && q.activeAdmins() <= 1) throw new UserError('err.last_admin');
+        if (change.role !== undefined) q.setRole(userId, change.role);
+        if (change.disabled !== undefined) q.setDisabled(userId, change.disabled);
+        const after = q.byId(userId)!;
+        audit.record({ actorId, entityType: 'user', entityId: userId, action: 'update', before: publicUser(before), after: publicUser(after) });
+        return after;
+      })();
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof userService>;

@@ -1,0 +1,111 @@
+// Test harness: the real app on a real SQLite file in a temp folder, served on loopback, and a
+// browser-like client that keeps cookies and sends the page's CSRF token the way forms do.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { loadConfig } from '../server/config.ts';
+import { openDatabase } from '../server/db/connection.ts';
+import { migrate } from '../server/db/migrate.ts';
+import { createLogger } from '../server/log.ts';
+import { createAppContext, type AppContext } from '../server/app-context.ts';
+import { createApp } from '../server/app.ts';
+
+export interface TestApp {
+  ctx: AppContext;
+  url: string;
+  dir: string;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-test-'));
+  const config = loadConfig({ GOLDSET_DB: path.join(dir, 'test.db'), GOLDSET_MAX_UPLOAD_MB: '5', ...env });
+  const logs: string[] = [];
+  const log = createLogger('debug', (line) => logs.push(line));
+  const db = openDatabase(config.dbFile);
+  migrate(db);
+  const ctx = createAppContext(db, config, log);
+  const server: Server = await new Promise((resolve) => {
+    const s = createApp(ctx).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    ctx, dir, logs, url: `http://127.0.0.1:${port}`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Res { status: number; text: string; headers: Headers }
+
+/** A user agent: follows nothing automatically, keeps the session cookie, reads CSRF tokens from pages. */
+export class Client {
+  cookie = '';
+  csrf = '';
+  constructor(readonly base: string, readonly lang = 'en') {}
+
+  async request(method: string, url: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Res> {
+    const res = await fetch(this.base + url, {
+      method, redirect: 'manual', ...(init.body !== undefined ? { body: init.body } : {}),
+      headers: { 'Accept-Language': this.lang, ...(this.cookie ? { Cookie: this.cookie } : {}), ...init.headers },
+    });
+    const set = res.headers.getSetCookie();
+    for (const c of set) if (c.startsWith('goldset.sid=')) this.cookie = c.split(';')[0]!;
+    const text = await res.text();
+    const token = /name="csrf-token" content="([^"]+)"/.exec(text)?.[1];
+    if (token) this.csrf = token;
+    return { status: res.status, text, headers: res.headers };
+  }
+
+  get(url: string, headers: Record<string, string> = {}) { return this.request('GET', url, { headers }); }
+
+  /** Posts a form as a browser would, with the CSRF token of the last page seen (unless given). */
+  post(url: string, fields: Record<string, string | number>, opts: { csrf?: string | null; headers?: Record<string, string> } = {}) {
+    const body = new URLSearchParams();
+    const token = opts.csrf === undefined ? this.csrf : opts.csrf;
+    if (token !== null) body.set('_csrf', token);
+    for (const [k, v] of Object.entries(fields)) body.set(k, String(v));
+    return this.request('POST', url, { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...opts.headers } });
+  }
+
+  async upload(url: string, filename: string, content: string | Buffer, fields: Record<string, string> = {}) {
+    const form = new FormData();
+    form.set('_csrf', this.csrf);
+    for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    form.set('file', new Blob([content]), filename);
+    return this.request('POST', url, { body: form });
+  }
+}
+
+export const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' };
+
+/** First-run setup through the real page; returns the admin's logged-in client. */
+export async function setupAdmin(app: TestApp, lang = 'en'): Promise<Client> {
+  const c = new Client(app.url, lang);
+  await c.get('/setup');
+  const res = await c.post('/setup', ADMIN);
+  if (res.status !== 303) throw new Error(`setup failed: ${res.status} ${res.text.slice(0, 300)}`);
+  return c;
+}
+
+/** Creates a user directly through the service and returns a logged-in client for them. */
+export async function loginAs(app: TestApp, email: string, role: 'admin' | 'expert' | 'viewer', lang = 'en'): Promise<Client> {
+  const password = 'a long enough password';
+  if (!app.ctx.users.queries.byEmail(email)) await app.ctx.users.createUser(null, { email, name: email.split('@')[0]!, role, password });
+  const c = new Client(app.url, lang);
+  await c.get('/login');
+  const res = await c.post('/login', { email, password });
+  if (res.status !== 303) throw new Error(`login failed: ${res.status}`);
+  return c;
+}
+
+/** Pulls the text of the first element matching a simple id or class from HTML, for assertions. */
+export function countMatches(html: string, needle: string): number {
+  return html.split(needle).length - 1;
+}

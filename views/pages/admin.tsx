@@ -1,0 +1,96 @@
+// Admin pages: users with their roles, invitations, and the global audit log.
+import { Layout, type PageContext } from '../layout.tsx';
+import { Csrf, Field, FormError } from '../components.tsx';
+import { AuditList } from './sample.tsx';
+import type { FieldErrors } from '../../server/http/forms.ts';
+import type { UserRow } from '../../server/users/queries.ts';
+import type { AuditRow } from '../../server/audit/queries.ts';
+
+const ROLES = ['admin', 'expert', 'viewer'] as const;
+
+export function UsersPage({ ctx, users, values = {}, errors, inviteLink }: {
+  ctx: PageContext; users: UserRow[]; values?: { email?: string; name?: string; role?: string }; errors?: FieldErrors; inviteLink?: string;
+}) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={t('users.title')}>
+      <h1>{t('users.title')}</h1>
+      {inviteLink && (
+        <div class="card highlight" role="status">
+          <p><strong>{t('users.invite_created')}</strong></p>
+          <label for="invite-link">{t('users.invite_link')}</label>
+          <input id="invite-link" readOnly value={inviteLink} class="mono" data-select-on-focus />
+          <p class="hint">{t('users.invite_once')}</p>
+        </div>
+      )}
+      <table class="table">
+        <thead><tr><th scope="col">{t('field.email')}</th><th scope="col">{t('field.name')}</th><th scope="col">{t('field.role')}</th><th scope="col">{t('users.state')}</th><th scope="col"><span class="sr-only">{t('users.actions')}</span></th></tr></thead>
+        <tbody>
+          {users.map((u) => (
+            <tr key={u.id} class={u.disabled ? 'muted' : ''}>
+              <td>{u.email}</td>
+              <td>{u.name}</td>
+              <td colSpan={3}>
+                <form method="post" action={`/admin/users/${u.id}`} class="inline-form">
+                  <Csrf token={ctx.csrfToken} />
+                  <label class="sr-only" for={`role-${u.id}`}>{t('field.role')}</label>
+                  <select id={`role-${u.id}`} name="role">
+                    {ROLES.map((r) => <option value={r} selected={u.role === r}>{t(`role.${r}`)}</option>)}
+                  </select>
+                  <span class="checkbox">
+                    <input id={`disabled-${u.id}`} type="checkbox" name="disabled" value="1" checked={u.disabled === 1} />
+                    <label for={`disabled-${u.id}`}>{t('users.disabled')}</label>
+                  </span>
+                  {u.password_hash === null && <span class="badge">{t('users.invited')}</span>}
+                  <button type="submit" class="btn small">{t('action.save')}</button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <section class="card" aria-labelledby="invite-heading">
+        <h2 id="invite-heading">{t('users.invite')}</h2>
+        <form method="post" action="/admin/users" novalidate>
+          <Csrf token={ctx.csrfToken} />
+          <FormError errors={errors} />
+          <div class="row">
+            <Field name="email" label={t('field.email')} errors={errors}>
+              <input id="f-email" name="email" type="email" required value={values.email ?? ''} />
+            </Field>
+            <Field name="name" label={t('field.name')} errors={errors}>
+              <input id="f-name" name="name" value={values.name ?? ''} />
+            </Field>
+            <Field name="role" label={t('field.role')} errors={errors}>
+              <select id="f-role" name="role">
+                {ROLES.map((r) => <option value={r} selected={(values.role ?? 'expert') === r}>{t(`role.${r}`)}</option>)}
+              </select>
+            </Field>
+          </div>
+          <button type="submit" class="btn primary">{t('users.invite_submit')}</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function AuditPage({ ctx, events, type, nextBefore }: { ctx: PageContext; events: AuditRow[]; type: string; nextBefore: number | null }) {
+  const { t } = ctx;
+  const types = ['', 'sample', 'dataset', 'user', 'import'];
+  return (
+    <Layout ctx={ctx} title={t('audit.title')} wide>
+      <div class="page-head">
+        <h1>{t('audit.title')}</h1>
+        <form method="get" action="/audit" class="filters">
+          <label for="f-type">{t('audit.type')}</label>
+          <select id="f-type" name="type" data-autosubmit>
+            {types.map((x) => <option value={x} selected={type === x}>{x || t('audit.all')}</option>)}
+          </select>
+          <noscript><button class="btn small" type="submit">{t('action.filter')}</button></noscript>
+        </form>
+      </div>
+      <AuditList ctx={ctx} events={events} />
+      {nextBefore !== null && <p><a class="btn ghost small" href={`/audit?before=${nextBefore}${type ? `&type=${type}` : ''}`}>{t('action.older')}</a></p>}
+    </Layout>
+  );
+}

@@ -1,0 +1,87 @@
+// The import page (upload with progress, all-or-nothing result) and the export page.
+import { Layout, type PageContext } from '../layout.tsx';
+import { Csrf, Field } from '../components.tsx';
+import type { DatasetRow } from '../../server/datasets/queries.ts';
+import type { FieldErrors } from '../../server/http/forms.ts';
+
+export interface ImportOutcome {
+  summary?: { rows: number; created: number; matched: number; differs: number[]; ignoredColumns: string[] };
+  errors?: string[];
+  moreErrors?: number;
+}
+
+export function ImportPage({ ctx, dataset, outcome, formErrors }: { ctx: PageContext; dataset: DatasetRow; outcome?: ImportOutcome; formErrors?: FieldErrors }) {
+  const { t } = ctx;
+  const s = outcome?.summary;
+  return (
+    <Layout ctx={ctx} title={`${t('import.title')} · ${dataset.name}`}>
+      <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / {t('import.title')}</nav>
+      <h1>{t('import.title')}</h1>
+      {s && (
+        <div class="card highlight" role="status" id="import-result">
+          <p><strong>{t('import.done', { rows: s.rows, created: s.created, matched: s.matched })}</strong></p>
+          {s.differs.length > 0 && <p>{t('import.differs', { n: s.differs.length, lines: s.differs.slice(0, 20).join(', ') + (s.differs.length > 20 ? '…' : '') })}</p>}
+          {s.ignoredColumns.length > 0 && <p class="sub">{t('import.ignored_columns', { columns: s.ignoredColumns.join(', ') })}</p>}
+          <p><a class="btn small" href={`/datasets/${dataset.id}`}>{dataset.name} →</a></p>
+        </div>
+      )}
+      {outcome?.errors && (
+        <div class="alert" role="alert" id="import-errors">
+          <p><strong>{t('import.failed')}</strong></p>
+          <ul>{outcome.errors.map((e) => <li>{e}</li>)}</ul>
+          {outcome.moreErrors ? <p>{t('import.more_errors', { n: outcome.moreErrors })}</p> : null}
+        </div>
+      )}
+      <section class="card">
+        <p>{t('import.lead')}</p>
+        <p class="hint">{t('import.all_or_nothing')}</p>
+        <form method="post" action={`/datasets/${dataset.id}/import`} enctype="multipart/form-data" data-upload
+          data-uploading={t('import.uploading')} data-processing={t('import.processing')}>
+          <Csrf token={ctx.csrfToken} />
+          <div class="row">
+            <Field name="file" label={t('import.file')} errors={formErrors}>
+              <input id="f-file" type="file" name="file" required accept=".csv,.jsonl,.ndjson,.json" />
+            </Field>
+            <Field name="format" label={t('import.format')} errors={formErrors}>
+              <select id="f-format" name="format">
+                <option value="">{t('import.format_auto')}</option>
+                <option value="csv">CSV</option>
+                <option value="jsonl">JSONL</option>
+                <option value="json">JSON</option>
+              </select>
+            </Field>
+          </div>
+          <progress class="upload-progress" max={100} value={0} hidden />
+          <p class="upload-status sub" aria-live="polite"></p>
+          <button type="submit" class="btn primary">{t('import.submit')}</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function ExportPage({ ctx, dataset }: { ctx: PageContext; dataset: DatasetRow }) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={`${t('export.title')} · ${dataset.name}`}>
+      <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / {t('export.title')}</nav>
+      <h1>{t('export.title')}</h1>
+      <section class="card">
+        <p>{t('export.lead')}</p>
+        <form method="get" action={`/datasets/${dataset.id}/export/download`}>
+          <fieldset>
+            <legend>{t('export.format')}</legend>
+            <div class="field checkbox"><input type="radio" id="fmt-jsonl" name="format" value="ragas-jsonl" checked /><label for="fmt-jsonl">{t('export.ragas_jsonl')}</label></div>
+            <div class="field checkbox"><input type="radio" id="fmt-csv" name="format" value="ragas-csv" /><label for="fmt-csv">{t('export.ragas_csv')}</label></div>
+          </fieldset>
+          <fieldset>
+            <legend>{t('export.status')}</legend>
+            <div class="field checkbox"><input type="radio" id="st-approved" name="status" value="approved" checked /><label for="st-approved">{t('export.status_approved')}</label></div>
+            <div class="field checkbox"><input type="radio" id="st-all" name="status" value="all" /><label for="st-all">{t('export.status_all')}</label></div>
+          </fieldset>
+          <button type="submit" class="btn primary">{t('export.submit')}</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,197 @@
+// One sample: the edit form, the review workflow, the revision history with diffs, and its audit trail.
+import { Layout, type PageContext } from '../layout.tsx';
+import { Csrf, Field, FormError, StatusBadge } from '../components.tsx';
+import type { FieldErrors } from '../../server/http/forms.ts';
+import type { DatasetRow } from '../../server/datasets/queries.ts';
+import type { SampleRow } from '../../server/samples/queries.ts';
+import type { Snapshot } from '../../server/samples/service.ts';
+import type { AuditRow } from '../../server/audit/queries.ts';
+import { diffSnapshots, type DiffPart } from '../../server/samples/diff.ts';
+import { can } from '../../server/http/security.ts';
+
+export interface SampleFormValues { question: string; ground_truth: string; reference_contexts: string; tags: string; source: string; notes: string; version: number }
+
+export interface HistoryEntry { version: number; snapshot: Snapshot; editor_email: string | null; edited_at: string }
+
+const FIELDS = ['question', 'ground_truth', 'reference_contexts', 'tags', 'source', 'notes', 'status'] as const;
+
+export function formValues(row: SampleRow): SampleFormValues {
+  return {
+    question: row.question, ground_truth: row.ground_truth,
+    reference_contexts: (JSON.parse(row.reference_contexts) as string[]).join('\n\n'),
+    tags: (JSON.parse(row.tags) as string[]).join(', '), source: row.source, notes: row.notes, version: row.version,
+  };
+}
+
+export function Diff({ parts }: { parts: DiffPart[] }) {
+  return <span class="diff">{parts.map((p) => (p.op === 'same' ? p.text : p.op === 'add' ? <ins>{p.text}</ins> : <del>{p.text}</del>))}</span>;
+}
+
+function SampleForm({ ctx, sample, values, errors, conflict }: { ctx: PageContext; sample: SampleRow; values: SampleFormValues; errors?: FieldErrors | undefined; conflict?: SampleRow | undefined }) {
+  const { t } = ctx;
+  const readOnly = !can(ctx.user?.role, 'expert');
+  return (
+    <form id="sample-form" method="post" action={`/samples/${sample.id}`} novalidate class="card">
+      <Csrf token={ctx.csrfToken} />
+      <input type="hidden" name="version" value={values.version} />
+      {conflict && (
+        <div class="alert" role="alert">
+          <strong>{t('err.conflict')}</strong>
+          <p>{t('samples.conflict_detail', { who: conflict.author_email ?? '—', version: conflict.version })}</p>
+          <dl class="kv">
+            <dt>{t('field.question')}</dt><dd>{conflict.question}</dd>
+            <dt>{t('field.ground_truth')}</dt><dd>{conflict.ground_truth}</dd>
+          </dl>
+        </div>
+      )}
+      <FormError errors={errors} />
+      <fieldset disabled={readOnly}>
+        <Field name="question" label={t('field.question')} errors={errors}>
+          <textarea id="f-question" name="question" rows={3} required maxLength={8000}>{values.question}</textarea>
+        </Field>
+        <Field name="ground_truth" label={t('field.ground_truth')} errors={errors}>
+          <textarea id="f-ground_truth" name="ground_truth" rows={4} maxLength={20000}>{values.ground_truth}</textarea>
+        </Field>
+        <Field name="reference_contexts" label={t('field.reference_contexts')} errors={errors} hint={t('hint.contexts')}>
+          <textarea id="f-reference_contexts" name="reference_contexts" rows={5}>{values.reference_contexts}</textarea>
+        </Field>
+        <div class="row">
+          <Field name="tags" label={t('field.tags')} errors={errors} hint={t('hint.tags')}>
+            <input id="f-tags" name="tags" value={values.tags} />
+          </Field>
+          <Field name="source" label={t('field.source')} errors={errors}>
+            <input id="f-source" name="source" value={values.source} list="sources" />
+          </Field>
+        </div>
+        <Field name="notes" label={t('field.notes')} errors={errors}>
+          <textarea id="f-notes" name="notes" rows={2} maxLength={8000}>{values.notes}</textarea>
+        </Field>
+        {!readOnly && <button type="submit" class="btn primary">{t('action.save')}</button>}
+      </fieldset>
+      <datalist id="sources">
+        <option value="user_log">{t('source.user_log')}</option>
+        <option value="support_ticket">{t('source.support_ticket')}</option>
+        <option value="scenario">{t('source.scenario')}</option>
+      </datalist>
+    </form>
+  );
+}
+
+function ReviewPanel({ ctx, sample }: { ctx: PageContext; sample: SampleRow }) {
+  const { t } = ctx;
+  const canWrite = can(ctx.user?.role, 'expert');
+  const isAuthor = ctx.user?.id === sample.author_id;
+  const action = (name: string, label: string, primary = false) => (
+    <form method="post" action={`/samples/${sample.id}/status`} class="inline">
+      <Csrf token={ctx.csrfToken} />
+      <input type="hidden" name="version" value={sample.version} />
+      <input type="hidden" name="action" value={name} />
+      <button type="submit" class={primary ? 'btn primary small' : 'btn small'}>{label}</button>
+    </form>
+  );
+  return (
+    <section class="card" aria-labelledby="review-heading">
+      <h2 id="review-heading">{t('samples.review')}</h2>
+      <p><StatusBadge status={sample.status} label={t(`status.${sample.status}`)} /></p>
+      <dl class="kv">
+        <dt>{t('field.author')}</dt><dd>{sample.author_email ?? '—'}</dd>
+        {sample.approver_email && <><dt>{t('samples.approved_by')}</dt><dd>{sample.approver_email} · {sample.approved_at?.slice(0, 16).replace('T', ' ')}</dd></>}
+        <dt>{t('samples.version')}</dt><dd>{sample.version}</dd>
+      </dl>
+      {canWrite && (
+        <div class="actions">
+          {sample.status === 'draft' && action('submit', t('samples.submit_review'), true)}
+          {sample.status === 'in_review' && (isAuthor
+            ? <p class="hint">{t('samples.approve_other')}</p>
+            : action('approve', t('samples.approve'), true))}
+          {sample.status !== 'draft' && action('reopen', t('samples.reopen'))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow; history: HistoryEntry[] }) {
+  const { t } = ctx;
+  // history holds the superseded versions, newest first; each is compared with the version after it.
+  const current: Snapshot = {
+    question: sample.question, ground_truth: sample.ground_truth,
+    reference_contexts: JSON.parse(sample.reference_contexts) as string[], tags: JSON.parse(sample.tags) as string[],
+    source: sample.source, notes: sample.notes, status: sample.status,
+  };
+  const entries = history.map((h, i) => {
+    const newer = i === 0 ? current : history[i - 1]!.snapshot;
+    return { version: h.version + 1, editor: h.editor_email, at: h.edited_at, changes: diffSnapshots(h.snapshot as unknown as Record<string, unknown>, newer as unknown as Record<string, unknown>, FIELDS) };
+  });
+  return (
+    <section class="card" aria-labelledby="history-heading">
+      <h2 id="history-heading">{t('samples.history')}</h2>
+      {entries.length === 0 ? <p class="sub">{t('samples.no_history')}</p> : (
+        <ol class="history">
+          {entries.map((e) => (
+            <li key={e.version}>
+              <p class="sub">{t('samples.version_by', { version: e.version, who: e.editor ?? '—', at: e.at.slice(0, 16).replace('T', ' ') })}</p>
+              <dl class="kv">
+                {e.changes.map((c) => <><dt>{t(`field.${c.field}` as 'field.question')}</dt><dd><Diff parts={c.parts} /></dd></>)}
+              </dl>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+export function AuditList({ ctx, events }: { ctx: PageContext; events: AuditRow[] }) {
+  const { t } = ctx;
+  return (
+    <table class="table audit">
+      <thead><tr><th scope="col">{t('audit.when')}</th><th scope="col">{t('audit.who')}</th><th scope="col">{t('audit.what')}</th><th scope="col">{t('audit.change')}</th></tr></thead>
+      <tbody>
+        {events.map((e) => (
+          <tr key={e.id}>
+            <td class="sub nowrap">{e.at.slice(0, 19).replace('T', ' ')}</td>
+            <td>{e.actor_email ?? t('audit.system')}</td>
+            <td><span class="badge">{e.entity_type}</span> {e.entity_id !== null && e.entity_type === 'sample' ? <a href={`/samples/${e.entity_id}`}>#{e.entity_id}</a> : e.entity_id !== null ? `#${e.entity_id}` : ''} {e.action}</td>
+            <td><AuditChange before={e.before} after={e.after} /></td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function AuditChange({ before, after }: { before: string | null; after: string | null }) {
+  const b = before ? (JSON.parse(before) as Record<string, unknown>) : {};
+  const a = after ? (JSON.parse(after) as Record<string, unknown>) : {};
+  const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])];
+  const changes = diffSnapshots(b, a, fields);
+  if (!changes.length) return <span class="sub">—</span>;
+  return <dl class="kv compact">{changes.map((c) => <><dt>{c.field}</dt><dd><Diff parts={c.parts} /></dd></>)}</dl>;
+}
+
+export function SamplePage({ ctx, dataset, sample, values, history, audit, errors, conflict }: {
+  ctx: PageContext; dataset: DatasetRow; sample: SampleRow; values: SampleFormValues; history: HistoryEntry[]; audit: AuditRow[];
+  errors?: FieldErrors; conflict?: SampleRow;
+}) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={`#${sample.id} · ${dataset.name}`} wide>
+      <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / #{sample.id}</nav>
+      <div class="split">
+        <div>
+          <h1 class="sr-only">{t('samples.sample', { id: sample.id })}</h1>
+          <SampleForm ctx={ctx} sample={sample} values={values} errors={errors} conflict={conflict} />
+          <History ctx={ctx} sample={sample} history={history} />
+        </div>
+        <aside>
+          <ReviewPanel ctx={ctx} sample={sample} />
+          <section class="card" aria-labelledby="audit-heading">
+            <h2 id="audit-heading">{t('audit.title')}</h2>
+            <AuditList ctx={ctx} events={audit} />
+          </section>
+        </aside>
+      </div>
+    </Layout>
+  );
+}
