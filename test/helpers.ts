@@ -78,7 +78,7 @@ export class Client {
     const form = new FormData();
     form.set('_csrf', this.csrf);
     for (const [k, v] of Object.entries(fields)) form.set(k, v);
-    form.set('file', new Blob([content]), filename);
+    form.set('file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), filename);
     return this.request('POST', url, { body: form });
   }
 }

@@ -25,7 +25,7 @@ const EN: Example[] = [
 ];
 
 /** Creates the example datasets that do not exist yet; returns the ids of those it created. */
-export function loadExampleData(app: AppContext, actorId: number): number[] {
+export function loadExampleData(app: AppContext, actorId: number | null): number[] {
   const created: number[] = [];
   const sets = [
     { name: '新人入职答疑（示例）', language: 'zh' as const, domain: '人力资源', description: '示例：新员工常见问题及 HR 专家给出的标准答案。', rows: ZH },

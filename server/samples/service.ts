@@ -43,7 +43,7 @@ function sameContent(a: SampleInput, b: SampleInput): boolean {
 export function sampleService(db: DB, audit: AuditQueries) {
   const q = sampleQueries(db);
 
-  function write(row: SampleRow, actorId: number, next: Snapshot, approval: { by: number | null; at: string | null }, action: string): SampleRow {
+  function write(row: SampleRow, actorId: number | null, next: Snapshot, approval: { by: number | null; at: string | null }, action: string): SampleRow {
     const changed = q.update({
       id: row.id, version: row.version, questionKey: questionKey(next.question), question: next.question,
       groundTruth: next.ground_truth, referenceContexts: JSON.stringify(next.reference_contexts), tags: JSON.stringify(next.tags),
@@ -66,7 +66,7 @@ export function sampleService(db: DB, audit: AuditQueries) {
     queries: q,
     get: (id: number) => q.byId(id),
 
-    create(actorId: number, datasetId: number, input: SampleInput): SampleRow {
+    create(actorId: number | null, datasetId: number, input: SampleInput): SampleRow {
       return db.transaction(() => {
         assertUniqueQuestion(datasetId, input.question);
         const id = q.insert({
@@ -95,7 +95,7 @@ export function sampleService(db: DB, audit: AuditQueries) {
       })();
     },
 
-    transition(actorId: number, id: number, expectedVersion: number, action: Transition): SampleRow {
+    transition(actorId: number | null, id: number, expectedVersion: number, action: Transition): SampleRow {
       return db.transaction(() => {
         const row = q.byId(id);
         if (!row) throw new SampleError('err.not_found');

@@ -1,0 +1,165 @@
+// The `goldset` command line (npm run goldset -- <command>): the same services as the web app.
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase, type DB } from './db/connection.ts';
+import { migrate, MigrationError } from './db/migrate.ts';
+import { createLogger } from './log.ts';
+import { createAppContext, type AppContext } from './app-context.ts';
+import { detectFormat, type ImportFormat } from './io/read.ts';
+import { EXPORT_FORMATS, writeExport, type ExportFormat } from './importexport/export.ts';
+import { loadExampleData } from './datasets/example.ts';
+import { UserError } from './users/service.ts';
+import { translator } from './i18n/index.ts';
+
+const USAGE = `usage: npm run goldset -- <command> [options]
+
+commands:
+  import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json]
+        import samples (Ragas column names) into a dataset, creating it if needed
+  export --dataset NAME --format ragas-jsonl|ragas-csv --out FILE [--status approved|all]
+  user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
+  backup FILE                      online backup of the database to FILE
+  example                          load the bilingual example datasets
+
+options: --json  print one JSON object instead of text
+environment: GOLDSET_DB (default data/goldset.db)`;
+
+/** A refusal the user can act on: printed as the message, exit code 2. */
+class UsageError extends Error {}
+
+interface Out { json: boolean; print(text: string, data: Record<string, unknown>): void }
+
+function output(json: boolean): Out {
+  return { json, print: (text, data) => console.log(json ? JSON.stringify(data) : text) };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+function need(value: string | undefined, name: string): string {
+  if (!value) throw new UsageError(`missing ${name}\n\n${USAGE}`);
+  return value;
+}
+
+async function cmdImport(ctx: AppContext, positionals: string[], o: Record<string, string | boolean | undefined>, out: Out): Promise<number> {
+  const file = need(positionals[0], 'FILE');
+  const name = need(o.dataset as string | undefined, '--dataset NAME');
+  if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  const language = (o.language as string | undefined) ?? 'en';
+  if (language !== 'zh' && language !== 'en') throw new UsageError('--language must be zh or en');
+  const format = (o.format as ImportFormat | undefined) ?? detectFormat(file);
+  if (!format || !['csv', 'jsonl', 'json'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json');
+  const { dataset, created } = ctx.datasets.ensure(null, name, language);
+  const result = await ctx.imports.importSamples(null, dataset.id, file, { format, filename: file });
+  if (!result.ok) {
+    // A dataset created only for this import is not left behind empty... but it is audited; keep it simple and say so.
+    const lines = result.errors.map((e) => e.message);
+    const more = result.totalErrors - result.errors.length;
+    if (out.json) out.print('', { ok: false, dataset: dataset.name, dataset_created: created, errors: result.errors.map((e) => ({ line: e.line, field: e.field, code: e.code, message: e.message })), total_errors: result.totalErrors });
+    else console.error(`nothing imported: ${result.rows === 0 && result.totalErrors === 0 ? 'the file has no rows' : ''}\n${lines.join('\n')}${more > 0 ? `\n…and ${more} more` : ''}`);
+    return 1;
+  }
+  out.print(`imported ${result.rows} rows into "${dataset.name}": ${result.created} new samples, ${result.matched} matched existing` +
+    (result.differs.length ? `; ${result.differs.length} rows differ from existing samples (kept): rows ${result.differs.slice(0, 20).join(', ')}` : '') +
+    (result.ignoredColumns.length ? `; ignored columns: ${result.ignoredColumns.join(', ')}` : ''),
+  { ok: true, dataset: dataset.name, dataset_id: dataset.id, dataset_created: created, rows: result.rows, created: result.created, matched: result.matched, differs: result.differs, ignored_columns: result.ignoredColumns });
+  return 0;
+}
+
+function cmdExport(ctx: AppContext, o: Record<string, string | boolean | undefined>, out: Out): number {
+  const name = need(o.dataset as string | undefined, '--dataset NAME');
+  const format = need(o.format as string | undefined, '--format') as ExportFormat;
+  if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
+  const file = need(o.out as string | undefined, '--out FILE');
+  const status = (o.status as string | undefined) ?? 'approved';
+  if (status !== 'approved' && status !== 'all') throw new UsageError('--status must be approved or all');
+  const dataset = ctx.datasets.byName(name);
+  if (!dataset) throw new UsageError(`no dataset named "${name}"`);
+  const tmp = `${file}.partial`;
+  const fd = fs.openSync(tmp, 'w');
+  let n: number;
+  try {
+    n = writeExport(ctx.samples.queries, { datasetId: dataset.id, status: status === 'approved' ? 'approved' : undefined }, format, (chunk) => fs.writeSync(fd, chunk));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  out.print(`wrote ${n} samples to ${file}`, { ok: true, dataset: dataset.name, samples: n, file, format, status });
+  return 0;
+}
+
+async function cmdUser(ctx: AppContext, positionals: string[], o: Record<string, string | boolean | undefined>, out: Out): Promise<number> {
+  if (positionals[0] !== 'add') throw new UsageError(`unknown user command\n\n${USAGE}`);
+  const email = need(positionals[1], 'EMAIL').trim().toLowerCase();
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError(`not an email address: ${email}`);
+  const role = need(o.role as string | undefined, '--role');
+  if (role !== 'admin' && role !== 'expert' && role !== 'viewer') throw new UsageError('--role must be admin, expert or viewer');
+  if (!o['password-stdin']) throw new UsageError('pass the password on standard input with --password-stdin (never on the command line)');
+  const password = await readStdin();
+  if (password.length < 10) throw new UsageError('the password must have at least 10 characters');
+  try {
+    const user = await ctx.users.createUser(null, { email, name: (o.name as string | undefined) ?? '', role, password });
+    out.print(`created ${role} ${user.email}`, { ok: true, id: user.id, email: user.email, role });
+    return 0;
+  } catch (err) {
+    if (err instanceof UserError) throw new UsageError(translator('en')(err.key));
+    throw err;
+  }
+}
+
+async function cmdBackup(db: DB, positionals: string[], out: Out): Promise<number> {
+  const file = need(positionals[0], 'FILE');
+  if (fs.existsSync(file)) throw new UsageError(`${file} exists; choose a new file name`);
+  await db.backup(file);
+  out.print(`backed up to ${file}`, { ok: true, file, bytes: fs.statSync(file).size });
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values: o, positionals } = parseArgs({
+    args: argv, allowPositionals: true, strict: true,
+    options: {
+      dataset: { type: 'string' }, language: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
+      status: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' },
+      json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (!command || o.help) { console.log(USAGE); return command ? 0 : 2; }
+  const config = loadConfig(process.env);
+  const db = openDatabase(config.dbFile, { synchronous: config.synchronous });
+  try {
+    migrate(db);
+    const ctx = createAppContext(db, config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
+    const out = output(Boolean(o.json));
+    switch (command) {
+      case 'import': return await cmdImport(ctx, rest, o, out);
+      case 'export': return cmdExport(ctx, o, out);
+      case 'user': return await cmdUser(ctx, rest, o, out);
+      case 'backup': return await cmdBackup(db, rest, out);
+      case 'example': {
+        const ids = loadExampleData(ctx, null);
+        out.print(ids.length ? `created ${ids.length} example datasets` : 'the example datasets exist already', { ok: true, created: ids });
+        return 0;
+      }
+      default: throw new UsageError(`unknown command: ${command}\n\n${USAGE}`);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
+  const json = process.argv.includes('--json');
+  const known = err instanceof UsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const message = err instanceof Error ? err.message : String(err);
+  if (json) console.log(JSON.stringify({ ok: false, error: message }));
+  else console.error(`goldset: ${message}`);
+  if (!known) console.error((err as Error)?.stack);
+  process.exitCode = known ? 2 : 1;
+});

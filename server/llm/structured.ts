@@ -1,0 +1,114 @@
+// Structured (JSON) output plumbing for judge calls: build the response_format for either mode,
+// parse a reply leniently (models love ``` fences), validate it with zod, and phrase the single
+// repair request that goes back to the model when the reply does not fit.
+
+import { z } from 'zod';
+import type { ZodType } from 'zod';
+import type { StructuredOutputMode } from './presets.ts';
+
+export interface JudgeMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export type ResponseFormat =
+  | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict: boolean } }
+  | { type: 'json_object' };
+
+export function toJsonSchema(schema: ZodType): Record<string, unknown> {
+  const js = z.toJSONSchema(schema) as Record<string, unknown>;
+  // `$schema` is noise to the endpoint and some strict validators reject unknown top-level keys.
+  const { $schema: _ignored, ...rest } = js;
+  return rest;
+}
+
+/**
+ * OpenAI's strict mode only accepts schemas whose objects are closed (additionalProperties: false)
+ * and list every property as required. zod's optional fields break that, so we send strict only
+ * when the schema qualifies rather than have the endpoint reject the whole call with a 400.
+ */
+export function isStrictCompatible(node: unknown): boolean {
+  if (Array.isArray(node)) return node.every(isStrictCompatible);
+  if (typeof node !== 'object' || node === null) return true;
+  const n = node as Record<string, unknown>;
+  const props = n['properties'];
+  if (n['type'] === 'object' || props !== undefined) {
+    if (n['additionalProperties'] !== false) return false;
+    const keys = typeof props === 'object' && props !== null ? Object.keys(props) : [];
+    const required = Array.isArray(n['required']) ? n['required'] : [];
+    if (!keys.every((k) => required.includes(k))) return false;
+  }
+  return Object.values(n).every(isStrictCompatible);
+}
+
+/** OpenAI requires names matching [a-zA-Z0-9_-]{1,64}. */
+export function safeSchemaName(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+  return cleaned.length > 0 ? cleaned : 'judge_output';
+}
+
+export interface PreparedRequest {
+  messages: JudgeMessage[];
+  responseFormat: ResponseFormat;
+}
+
+export function prepareStructured(messages: JudgeMessage[], schema: ZodType, schemaName: string, mode: StructuredOutputMode): PreparedRequest {
+  const jsonSchema = toJsonSchema(schema);
+  if (mode === 'json_schema') {
+    return {
+      messages,
+      responseFormat: { type: 'json_schema', json_schema: { name: safeSchemaName(schemaName), schema: jsonSchema, strict: isStrictCompatible(jsonSchema) } },
+    };
+  }
+  // json_object mode only guarantees "some JSON object" (and OpenAI insists the word JSON appears
+  // in the prompt), so the schema travels in the system prompt instead.
+  const instruction =
+    `Respond with a single JSON object only, no prose, that conforms to this JSON Schema (${safeSchemaName(schemaName)}):\n` +
+    '```json\n' + JSON.stringify(jsonSchema, null, 2) + '\n```';
+  const out = messages.map((m) => ({ ...m }));
+  const firstSystem = out.find((m) => m.role === 'system');
+  if (firstSystem) firstSystem.content = `${firstSystem.content}\n\n${instruction}`;
+  else out.unshift({ role: 'system', content: instruction });
+  return { messages: out, responseFormat: { type: 'json_object' } };
+}
+
+export type ParseOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; kind: 'unparseable' | 'schema'; message: string };
+
+/** Accept the JSON with surrounding whitespace or one ```json fence; anything else is unparseable. */
+export function extractJson(raw: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  let text = raw.trim();
+  const fence = /^```(?:json|JSON)?\s*\n?([\s\S]*?)\n?```$/.exec(text);
+  if (fence?.[1] !== undefined) text = fence[1].trim();
+  if (text.length === 0) return { ok: false, message: 'The reply was empty.' };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, message: `The reply is not valid JSON (${err instanceof Error ? err.message : String(err)}).` };
+  }
+}
+
+export function parseAndValidate<T>(raw: string, schema: ZodType<T>): ParseOutcome<T> {
+  const parsed = extractJson(raw);
+  if (!parsed.ok) return { ok: false, kind: 'unparseable', message: parsed.message };
+  const result = schema.safeParse(parsed.value);
+  if (!result.success) {
+    return { ok: false, kind: 'schema', message: `The reply does not match the schema:\n${z.prettifyError(result.error).slice(0, 2000)}` };
+  }
+  return { ok: true, value: result.data };
+}
+
+/** The one repair turn: show the model its own output and what was wrong with it. */
+export function repairMessages(messages: JudgeMessage[], badOutput: string, problem: string): JudgeMessage[] {
+  return [
+    ...messages,
+    { role: 'assistant', content: badOutput },
+    {
+      role: 'user',
+      content:
+        `Your previous reply could not be used. ${problem}\n` +
+        'Reply again with only the corrected JSON object, matching the required schema exactly, with no other text.',
+    },
+  ];
+}
