@@ -91,6 +91,7 @@ export async function setupAdmin(app: TestApp, lang = 'en'): Promise<Client> {
   await c.get('/setup');
   const res = await c.post('/setup', ADMIN);
   if (res.status !== 303) throw new Error(`setup failed: ${res.status} ${res.text.slice(0, 300)}`);
+  await c.get('/datasets'); // the session (and its CSRF token) is new after login
   return c;
 }
 
@@ -102,6 +103,7 @@ export async function loginAs(app: TestApp, email: string, role: 'admin' | 'expe
   await c.get('/login');
   const res = await c.post('/login', { email, password });
   if (res.status !== 303) throw new Error(`login failed: ${res.status}`);
+  await c.get('/datasets');
   return c;
 }
 

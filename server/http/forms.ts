@@ -23,11 +23,13 @@ export function parseForm<S extends z.ZodType>(schema: S, input: unknown, t: T):
   return { ok: false, errors };
 }
 
-/** A text field: trimmed; empty is allowed unless min is given. */
-export const text = (max: number, min = 0) =>
-  z.string({ error: 'err.required' }).trim()
+/** A text field: trimmed; an optional one (min 0) may also be left out of the form entirely. */
+export function text(max: number, min = 0) {
+  const field = z.string({ error: 'err.required' }).trim()
     .min(min, { error: 'err.required' })
     .max(max, { error: 'err.too_long' });
+  return min > 0 ? field : field.default('');
+}
 
 /** Newline-separated list (one context per block separated by a blank line, or one tag per comma). */
 export function splitBlocks(value: string): string[] {

@@ -1,0 +1,36 @@
+// Public API of goldset's pure statistics: correlations and errors, inter-annotator
+// agreement, pass/fail alignment of judges with experts, bootstrap CIs and McNemar.
+
+export type { Label } from './basic.ts';
+export { averageRanks, mean, quantileSorted } from './basic.ts';
+
+export { kendallTauB, mae, pearson, rmse, spearman } from './correlation.ts';
+
+export type { KrippendorffResult, MeasurementLevel, ReliabilityUnits } from './krippendorff.ts';
+export { krippendorffAlpha } from './krippendorff.ts';
+
+export type { CohenOptions, KappaWeights, PairwiseKappa } from './agreement.ts';
+export { cohenKappa, countTable, fleissKappa, pairwiseCohen, percentAgreement } from './agreement.ts';
+
+export type { Confusion, EvalGenAlignment, ThresholdChoice } from './binary.ts';
+export {
+  accuracy,
+  bestThreshold,
+  confusionAt,
+  confusionFromVerdicts,
+  evalGenAlignment,
+  f1,
+  kappaFromConfusion,
+  precision,
+  recall,
+  rocAuc,
+} from './binary.ts';
+
+export type { BootstrapOptions, IndexStat, PairedBootstrapResult, Rng } from './bootstrap.ts';
+export { allIndices, bootstrapCI, createRng, pairedBootstrap } from './bootstrap.ts';
+
+export { confusionMetricOn, gatheredOn, maeOn, pearsonOn, rmseOn } from './resample.ts';
+export { kendallOn, rocAucOn, spearmanOn } from './resample-rank.ts';
+
+export type { McNemarResult } from './mcnemar.ts';
+export { mcnemarExact, mcnemarFromPairs } from './mcnemar.ts';
