@@ -8,7 +8,7 @@ import helmet from 'helmet';
 import multer from 'multer';
 import type { AppContext } from './app-context.ts';
 import { pickLocale, translator } from './i18n/index.ts';
-import { csrfProtection, requireUser } from './http/security.ts';
+import { can, csrfProtection, requireUser } from './http/security.ts';
 import { sendError } from './http/page.ts';
 import { authRoutes } from './auth/routes.ts';
 import { adminRoutes } from './users/routes.ts';
@@ -50,8 +50,6 @@ export function createApp(ctx: AppContext): express.Express {
 
   app.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
   app.use(express.json({ limit: '10mb' }));
-  const upload = multer({ dest: path.join(os.tmpdir(), 'goldset-uploads'), limits: { fileSize: config.maxUploadBytes, files: 1, fields: 20 } });
-  app.post(UPLOAD_PATH, upload.single('file'));
 
   app.use(session({
     name: 'goldset.sid',
@@ -73,6 +71,12 @@ export function createApp(ctx: AppContext): express.Express {
     next();
   });
 
+  // Multipart bodies are parsed only on the upload route and only for users allowed to write, so
+  // that the CSRF check below sees the form's token and strangers cannot fill the temp folder.
+  const upload = multer({ dest: path.join(os.tmpdir(), 'goldset-uploads'), limits: { fileSize: config.maxUploadBytes, files: 1, fields: 20 } });
+  app.post(UPLOAD_PATH, (req: Request, res: Response, next: NextFunction) =>
+    can(req.user?.role, 'expert') ? upload.single('file')(req, res, next) : next());
+
   app.use(csrfProtection(log));
 
   // Until the first admin exists, nothing but the setup page is reachable.
@@ -93,6 +97,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    req.t ??= translator(pickLocale(undefined, req.get('Accept-Language')));
     const e = err as { status?: number; type?: string; code?: string; message?: string };
     if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') {
       log.warn('request.too_large', { path: req.path, ip: req.ip });

@@ -1,0 +1,100 @@
+// The command line: import, export, user add, backup, example; --json output and exit codes.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+
+let dir: string;
+let db: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-cli-'));
+  db = path.join(dir, 'cli.db');
+});
+
+function goldset(args: string[], input?: string) {
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
+    cwd: path.resolve(import.meta.dirname, '../..'), input, encoding: 'utf8',
+    env: { ...process.env, GOLDSET_DB: db },
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+function write(name: string, content: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+describe('goldset CLI', () => {
+  it('imports a file into a new dataset and reports it as JSON', () => {
+    const file = write('set.jsonl', [
+      JSON.stringify({ user_input: '张伟是哪个部门的？', reference: '教研部', reference_contexts: ['张伟 教研部工程师'] }),
+      JSON.stringify({ question: 'Old style question', ground_truth: 'Old style answer' }),
+    ].join('\n'));
+    const res = goldset(['import', file, '--dataset', 'HR', '--language', 'zh', '--json']);
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out).toMatchObject({ ok: true, dataset: 'HR', dataset_created: true, rows: 2, created: 2, matched: 0 });
+    const again = JSON.parse(goldset(['import', file, '--dataset', 'HR', '--json']).stdout);
+    expect(again).toMatchObject({ ok: true, dataset_created: false, created: 0, matched: 2 });
+  });
+
+  it('exits non-zero and names the row when a file has a bad row, importing nothing', () => {
+    const file = write('bad.jsonl', `${JSON.stringify({ user_input: 'ok' })}\n{not json}\n`);
+    const res = goldset(['import', file, '--dataset', 'HR']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('line 2');
+    const sqlite = new Database(db, { readonly: true });
+    expect(sqlite.prepare('SELECT count(*) FROM sample').pluck().get()).toBe(0);
+    sqlite.close();
+  });
+
+  it('exports approved samples by default, and all with --status all', () => {
+    goldset(['import', write('s.jsonl', [JSON.stringify({ user_input: 'A?', reference: 'a' }), JSON.stringify({ user_input: 'B?', reference: 'b' })].join('\n')), '--dataset', 'HR']);
+    const sqlite = new Database(db);
+    sqlite.prepare("UPDATE sample SET status = 'approved' WHERE question = 'A?'").run();
+    sqlite.close();
+    const out = path.join(dir, 'out.jsonl');
+    const res = goldset(['export', '--dataset', 'HR', '--format', 'ragas-jsonl', '--out', out, '--json']);
+    expect(JSON.parse(res.stdout)).toMatchObject({ ok: true, samples: 1 });
+    expect(fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ user_input: 'A?', reference: 'a', reference_contexts: [] }]);
+    const csv = path.join(dir, 'out.csv');
+    goldset(['export', '--dataset', 'HR', '--format', 'ragas-csv', '--out', csv, '--status', 'all']);
+    expect(fs.readFileSync(csv, 'utf8').trim().split('\n')).toEqual(['user_input,reference,reference_contexts', 'A?,a,[]', 'B?,b,[]']);
+  });
+
+  it('adds a user with the password read from standard input, never from arguments', () => {
+    const res = goldset(['user', 'add', 'Expert@Example.com', '--role', 'expert', '--password-stdin', '--json'], 'a very good password\n');
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ ok: true, email: 'expert@example.com', role: 'expert' });
+    expect(res.stdout + res.stderr).not.toContain('a very good password');
+    const dup = goldset(['user', 'add', 'expert@example.com', '--role', 'expert', '--password-stdin'], 'a very good password\n');
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toContain('already exists');
+    const noStdin = goldset(['user', 'add', 'x@example.com', '--role', 'expert']);
+    expect(noStdin.code).toBe(2);
+    expect(noStdin.stderr).toContain('--password-stdin');
+  });
+
+  it('refuses bad input with a clear message and exit code 2', () => {
+    expect(goldset(['export', '--dataset', 'Nope', '--format', 'ragas-jsonl', '--out', path.join(dir, 'x')]).stderr).toContain('no dataset named "Nope"');
+    const bad = goldset(['export', '--dataset', 'Nope', '--format', 'xml', '--out', 'x', '--json']);
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout).error).toContain('--format must be one of');
+    expect(goldset(['frobnicate']).code).toBe(2);
+    expect(goldset(['import', path.join(dir, 'missing.csv'), '--dataset', 'HR']).stderr).toContain('no such file');
+  });
+
+  it('backs up the database online to a new file and loads the example data', () => {
+    expect(goldset(['example', '--json']).code).toBe(0);
+    const backup = path.join(dir, 'backup.db');
+    const res = goldset(['backup', backup, '--json']);
+    expect(res.code).toBe(0);
+    const copy = new Database(backup, { readonly: true });
+    expect(copy.prepare('SELECT count(*) FROM dataset').pluck().get()).toBe(2);
+    copy.close();
+    expect(goldset(['backup', backup]).code).toBe(2);
+  });
+});
