@@ -26,6 +26,74 @@
     if (e.target.matches && e.target.matches('[data-select-on-focus]')) e.target.select();
   });
 
+  // The labelling workspace: number keys pick options of the current criterion, J/K move between
+  // criteria, Shift+digit toggles a context's relevance, Enter submits, S skips, B goes back, ? helps.
+  var current = 0;
+  function criteria() { return Array.prototype.slice.call(document.querySelectorAll('#workspace fieldset.criterion')); }
+  function markCurrent() {
+    var list = criteria();
+    list.forEach(function (f, i) { f.classList.toggle('current', i === current); });
+  }
+  function firstUnanswered() {
+    var list = criteria();
+    for (var i = 0; i < list.length; i++) {
+      if (!list[i].querySelector('input:checked') && !(list[i].querySelector('input[type=number]') || {}).value) return i;
+    }
+    return 0;
+  }
+  function resetWorkspace() { current = firstUnanswered(); markCurrent(); }
+  document.addEventListener('DOMContentLoaded', resetWorkspace);
+  document.addEventListener('htmx:after:swap', resetWorkspace);
+  document.addEventListener('focusin', function (e) {
+    var f = e.target.closest && e.target.closest('#workspace fieldset.criterion');
+    if (f) { current = criteria().indexOf(f); markCurrent(); }
+  });
+  document.addEventListener('keydown', function (e) {
+    var ws = document.getElementById('workspace');
+    if (!ws || !document.getElementById('label-form')) return;
+    var el = e.target;
+    var typing = /^(TEXTAREA|SELECT)$/.test(el.tagName) || (el.tagName === 'INPUT' && /^(text|number|search)$/.test(el.type));
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (typing) {
+      if (e.key === 'Escape') el.blur();
+      return;
+    }
+    var list = criteria();
+    var digit = /^Digit([1-9])$/.exec(e.code);
+    if (digit && e.shiftKey) {
+      var box = ws.querySelector('input[data-context-key="' + digit[1] + '"]');
+      if (box) { e.preventDefault(); box.checked = !box.checked; box.dispatchEvent(new Event('change', { bubbles: true })); }
+      return;
+    }
+    if (digit && list[current]) {
+      var radio = list[current].querySelector('input[data-key="' + digit[1] + '"]');
+      if (radio) {
+        e.preventDefault();
+        radio.checked = true;
+        radio.dispatchEvent(new Event('change', { bubbles: true }));
+        if (current < list.length - 1) { current++; markCurrent(); }
+      }
+      return;
+    }
+    if (e.key === 'j' || e.key === 'k') {
+      e.preventDefault();
+      current = Math.max(0, Math.min(list.length - 1, current + (e.key === 'j' ? 1 : -1)));
+      markCurrent();
+      var focusable = list[current] && list[current].querySelector('input:checked, input');
+      if (focusable) focusable.focus();
+      return;
+    }
+    if (e.key === 'Enter') { e.preventDefault(); document.getElementById('label-form').requestSubmit(); return; }
+    if (e.key === 's') { var skip = ws.querySelector('[data-hotkey="s"]'); if (skip) { e.preventDefault(); skip.click(); } return; }
+    if (e.key === 'b') { e.preventDefault(); history.back(); return; }
+    if (e.key === 'r') { e.preventDefault(); document.getElementById('f-rationale').focus(); return; }
+    if (e.key === '?') { e.preventDefault(); var d = document.getElementById('keys-help'); if (d && !d.open) d.showModal(); }
+  });
+  document.addEventListener('click', function (e) {
+    if (e.target.closest && e.target.closest('[data-show-help]')) document.getElementById('keys-help').showModal();
+    if (e.target.closest && e.target.closest('[data-history-back]')) history.back();
+  });
+
   // After htmx swaps in a form, put the cursor where the next keystroke belongs.
   document.addEventListener('htmx:after:swap', function () {
     var target = document.querySelector('.has-error textarea, .has-error input, [data-focus-after-swap]');

@@ -8,17 +8,25 @@ import { datasetService } from './datasets/service.ts';
 import { sampleService } from './samples/service.ts';
 import { importService } from './importexport/import-service.ts';
 import { SqliteSessionStore } from './http/session-store.ts';
+import { criterionService } from './criteria/service.ts';
+import { labelService } from './labels/service.ts';
+import { responseQueries } from './responses/queries.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
   const datasets = datasetService(db, audit);
   const samples = sampleService(db, audit);
+  const criteria = criterionService(db, audit);
+  const labels = labelService(db, audit);
   return {
     db, config, log, audit,
     users: userService(db, audit),
     datasets,
     samples,
-    imports: importService(db, audit, datasets),
+    criteria,
+    labels,
+    responses: responseQueries(db),
+    imports: importService(db, audit, { datasets, criteria, labels }),
     sessionStore: new SqliteSessionStore(db),
   };
 }

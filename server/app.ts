@@ -17,6 +17,9 @@ import { sampleRoutes } from './samples/routes.ts';
 import { importExportRoutes, UPLOAD_PATH } from './importexport/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { sessionSecret } from './http/secret.ts';
+import { criterionRoutes } from './criteria/routes.ts';
+import { labelRoutes } from './labels/routes.ts';
+import { adjudicationRoutes } from './labels/adjudication-routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -93,6 +96,9 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(sampleRoutes(ctx));
   app.use(importExportRoutes(ctx));
   app.use(auditRoutes(ctx));
+  app.use(criterionRoutes(ctx));
+  app.use(labelRoutes(ctx));
+  app.use(adjudicationRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 

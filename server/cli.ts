@@ -16,7 +16,9 @@ const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
   import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json]
-        import samples (Ragas column names) into a dataset, creating it if needed
+         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...]
+        import samples, responses and expert labels (human.<criterion> columns, by --annotator)
+        from a Ragas-style file into a dataset, creating it if needed
   export --dataset NAME --format ragas-jsonl|ragas-csv --out FILE [--status approved|all]
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
@@ -24,6 +26,8 @@ commands:
 
 options: --json  print one JSON object instead of text
 environment: GOLDSET_DB (default data/goldset.db)`;
+
+type Opts = Record<string, string | boolean | string[] | undefined>;
 
 /** A refusal the user can act on: printed as the message, exit code 2. */
 class UsageError extends Error {}
@@ -45,7 +49,7 @@ function need(value: string | undefined, name: string): string {
   return value;
 }
 
-async function cmdImport(ctx: AppContext, positionals: string[], o: Record<string, string | boolean | undefined>, out: Out): Promise<number> {
+async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: Out): Promise<number> {
   const file = need(positionals[0], 'FILE');
   const name = need(o.dataset as string | undefined, '--dataset NAME');
   if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
@@ -54,23 +58,55 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Record<strin
   const format = (o.format as ImportFormat | undefined) ?? detectFormat(file);
   if (!format || !['csv', 'jsonl', 'json'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json');
   const { dataset, created } = ctx.datasets.ensure(null, name, language);
-  const result = await ctx.imports.importSamples(null, dataset.id, file, { format, filename: file });
+  const annotatorId = o.annotator ? annotatorFor(ctx, String(o.annotator)) : undefined;
+  const result = await ctx.imports.importFile(null, dataset.id, file, { format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']) });
   if (!result.ok) {
-    // A dataset created only for this import is not left behind empty... but it is audited; keep it simple and say so.
-    const lines = result.errors.map((e) => e.message);
+    if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
+    const lines = result.labelErrors
+      ? result.labelErrors.map((e) => `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'`)
+      : result.errors.map((e) => e.message);
     const more = result.totalErrors - result.errors.length;
-    if (out.json) out.print('', { ok: false, dataset: dataset.name, dataset_created: created, errors: result.errors.map((e) => ({ line: e.line, field: e.field, code: e.code, message: e.message })), total_errors: result.totalErrors });
+    if (out.json) out.print('', { ok: false, dataset: dataset.name, dataset_created: created, errors: lines, total_errors: result.totalErrors });
     else console.error(`nothing imported: ${result.rows === 0 && result.totalErrors === 0 ? 'the file has no rows' : ''}\n${lines.join('\n')}${more > 0 ? `\n…and ${more} more` : ''}`);
     return 1;
   }
   out.print(`imported ${result.rows} rows into "${dataset.name}": ${result.created} new samples, ${result.matched} matched existing` +
+    `, ${result.responsesCreated} new responses, ${result.labels} labels` +
+    (result.criteriaCreated.length ? `; created criteria: ${result.criteriaCreated.join(', ')}` : '') +
+    (result.scoreColumns.length ? `; score columns not imported: ${result.scoreColumns.join(', ')}` : '') +
     (result.differs.length ? `; ${result.differs.length} rows differ from existing samples (kept): rows ${result.differs.slice(0, 20).join(', ')}` : '') +
     (result.ignoredColumns.length ? `; ignored columns: ${result.ignoredColumns.join(', ')}` : ''),
-  { ok: true, dataset: dataset.name, dataset_id: dataset.id, dataset_created: created, rows: result.rows, created: result.created, matched: result.matched, differs: result.differs, ignored_columns: result.ignoredColumns });
+  { ok: true, dataset: dataset.name, dataset_id: dataset.id, dataset_created: created, rows: result.rows, created: result.created, matched: result.matched,
+    differs: result.differs, responses_created: result.responsesCreated, responses_matched: result.responsesMatched, labels: result.labels,
+    criteria_created: result.criteriaCreated, labels_without_answer: result.labelsWithoutAnswer, score_columns: result.scoreColumns, ignored_columns: result.ignoredColumns });
   return 0;
 }
 
-function cmdExport(ctx: AppContext, o: Record<string, string | boolean | undefined>, out: Out): number {
+/** The expert named by --annotator, created (without a password, to be invited later) if unknown. */
+function annotatorFor(ctx: AppContext, email: string): number {
+  const normalized = email.trim().toLowerCase();
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(normalized)) throw new UsageError(`--annotator: not an email address: ${email}`);
+  const existing = ctx.users.queries.byEmail(normalized);
+  if (existing) return existing.id;
+  const id = ctx.users.queries.insert({ email: normalized, name: '', role: 'expert', password_hash: null });
+  ctx.audit.record({ actorId: null, entityType: 'user', entityId: id, action: 'create_from_import', after: { email: normalized, role: 'expert' } });
+  return id;
+}
+
+const KINDS = ['binary', 'categorical', 'ordinal', 'numeric'] as const;
+
+/** --criterion-type NAME=KIND, repeatable. */
+function criterionTypes(values: unknown): Record<string, (typeof KINDS)[number]> {
+  const out: Record<string, (typeof KINDS)[number]> = {};
+  for (const v of (Array.isArray(values) ? values : values ? [values] : []) as string[]) {
+    const [name, kind] = v.split('=');
+    if (!name || !KINDS.includes(kind as (typeof KINDS)[number])) throw new UsageError(`--criterion-type takes NAME=${KINDS.join('|')}, got ${v}`);
+    out[name.trim().toLowerCase()] = kind as (typeof KINDS)[number];
+  }
+  return out;
+}
+
+function cmdExport(ctx: AppContext, o: Opts, out: Out): number {
   const name = need(o.dataset as string | undefined, '--dataset NAME');
   const format = need(o.format as string | undefined, '--format') as ExportFormat;
   if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
@@ -93,7 +129,7 @@ function cmdExport(ctx: AppContext, o: Record<string, string | boolean | undefin
   return 0;
 }
 
-async function cmdUser(ctx: AppContext, positionals: string[], o: Record<string, string | boolean | undefined>, out: Out): Promise<number> {
+async function cmdUser(ctx: AppContext, positionals: string[], o: Opts, out: Out): Promise<number> {
   if (positionals[0] !== 'add') throw new UsageError(`unknown user command\n\n${USAGE}`);
   const email = need(positionals[1], 'EMAIL').trim().toLowerCase();
   if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError(`not an email address: ${email}`);
@@ -126,6 +162,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       dataset: { type: 'string' }, language: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
       status: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' },
+      annotator: { type: 'string' }, 'criterion-type': { type: 'string', multiple: true },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });

@@ -9,6 +9,8 @@ export interface DatasetRow {
   domain: string;
   archived: 0 | 1;
   holdout_seed: number;
+  overlap: number;
+  slots_filled: number;
   created_by: number | null;
   created_at: string;
   updated_at: string;

@@ -1,5 +1,5 @@
 // HTTP for datasets: list, create, the dataset workspace with its sample list, settings, example data.
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { parseForm, text } from '../http/forms.ts';
@@ -47,6 +47,16 @@ export function sampleList(app: AppContext, datasetId: number, state: ListState)
   return { rows, total, tags: app.samples.queries.tags(datasetId), authors: app.samples.queries.authors(datasetId) };
 }
 
+export function labellingSummary(app: AppContext, datasetId: number, user: Request['user']) {
+  return {
+    responses: app.responses.countForDataset(datasetId),
+    criteria: app.criteria.forDataset(datasetId).length,
+    canLabel: app.labels.canLabel(datasetId, user),
+    canAdjudicate: app.labels.canAdjudicate(datasetId, user),
+    progress: app.labels.progress(datasetId, user?.id ?? 0),
+  };
+}
+
 export function datasetRoutes(app: AppContext): Router {
   const r = Router();
   const { datasets, log } = app;
@@ -83,7 +93,7 @@ export function datasetRoutes(app: AppContext): Router {
     const list = sampleList(app, dataset.id, state);
     const ctx = pageContext(req);
     sendPageOrFragment(req, res,
-      () => DatasetPage({ ctx, dataset, list, state }),
+      () => DatasetPage({ ctx, dataset, list, state, labelling: labellingSummary(app, dataset.id, req.user) }),
       () => SampleTable({ ctx, dataset, list, state }));
   });
 

@@ -1,5 +1,8 @@
 // English messages. zh.ts must have exactly the same keys (the type checker enforces it).
+import { enLabelling } from './en-labelling.ts';
+
 export const en = {
+  ...enLabelling,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

@@ -1,7 +1,9 @@
 // 简体中文 messages: the same keys as en.ts, checked by the type system.
 import type { MessageKey } from './en.ts';
+import { zhLabelling } from './zh-labelling.ts';
 
 export const zh: Record<MessageKey, string> = {
+  ...zhLabelling,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

@@ -15,7 +15,10 @@ import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
 /** The one route that accepts multipart bodies; app.ts runs the upload parser for it before CSRF. */
 export const UPLOAD_PATH = '/datasets/:id/import';
 
-const ImportForm = z.object({ format: z.enum(['csv', 'jsonl', 'json']).or(z.literal('')).default('') });
+const ImportForm = z.object({
+  format: z.enum(['csv', 'jsonl', 'json']).or(z.literal('')).default(''),
+  annotator: z.coerce.number().int().positive().optional().catch(undefined),
+});
 const ExportQuery = z.object({
   format: z.enum(EXPORT_FORMATS).catch('ragas-jsonl'),
   status: z.enum(['approved', 'all']).catch('approved'),
@@ -29,7 +32,7 @@ export function importExportRoutes(app: AppContext): Router {
   r.get('/datasets/:id/import', expert, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    sendDocument(res, ImportPage({ ctx: pageContext(req), dataset }));
+    sendDocument(res, ImportPage({ ctx: pageContext(req), dataset, users: app.users.queries.all() }));
   });
 
   r.post(UPLOAD_PATH, expert, async (req, res) => {
@@ -39,18 +42,23 @@ export function importExportRoutes(app: AppContext): Router {
       if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
       if (dataset.archived) return sendError(req, res, 409, req.t('err.dataset_archived'));
       const ctx = pageContext(req);
-      if (!file) return sendDocument(res, ImportPage({ ctx, dataset, formErrors: { file: req.t('err.file_required') } }), 422);
+      if (!file) return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), formErrors: { file: req.t('err.file_required') } }), 422);
       const form = ImportForm.safeParse(req.body ?? {});
       const format = (form.success && form.data.format) || detectFormat(file.originalname);
-      if (!format) return sendDocument(res, ImportPage({ ctx, dataset, formErrors: { file: req.t('err.unknown_format') } }), 422);
-      const result = await imports.importSamples(req.user!.id, dataset.id, file.path, { format, filename: file.originalname });
+      if (!format) return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), formErrors: { file: req.t('err.unknown_format') } }), 422);
+      // Labels in the file are the uploader's own unless an admin names another expert.
+      const chosen = form.success ? form.data.annotator : undefined;
+      const annotatorId = chosen && req.user!.role === 'admin' && app.users.queries.byId(chosen) ? chosen : req.user!.id;
+      const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
-        const errors = result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
-        return sendDocument(res, ImportPage({ ctx, dataset, outcome: { errors, moreErrors: result.totalErrors - result.errors.length } }), 422);
+        const errors = result.labelErrors
+          ? result.labelErrors.map((e) => req.t('import.label_error', { line: e.line, criterion: e.criterion, value: e.value, kind: req.t(`kind.${e.kind}`) }))
+          : result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
+        return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.totalErrors - errors.length } }), 422);
       }
       app.log.info('import.done', { dataset: dataset.id, rows: result.rows, created: result.created, user: req.user!.id });
-      sendDocument(res, ImportPage({ ctx, dataset, outcome: { summary: result } }));
+      sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { summary: result } }));
     } finally {
       if (file) await fs.rm(file.path, { force: true });
     }

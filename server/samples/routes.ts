@@ -6,7 +6,7 @@ import { parseForm, splitBlocks, splitTags, text, type FieldErrors } from '../ht
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
-import { idParam, listState, sampleList } from '../datasets/routes.ts';
+import { idParam, labellingSummary, listState, sampleList } from '../datasets/routes.ts';
 import { ConflictError, SampleError, type SampleInput } from './service.ts';
 import type { SampleRow } from './queries.ts';
 import { DatasetPage, QuickAddForm } from '../../views/pages/dataset.tsx';
@@ -51,7 +51,7 @@ export function sampleRoutes(app: AppContext): Router {
     const fail = (errors: FieldErrors) => {
       if (wantsFragment(req)) return sendHtml(res, QuickAddForm({ ctx, dataset, values: req.body, errors }), 422);
       const state = listState({});
-      sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: req.body, errors } }), 422);
+      sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: req.body, errors }, labelling: labellingSummary(app, dataset.id, req.user) }), 422);
     };
     if (!form.ok) return fail(form.errors);
     try {

@@ -155,8 +155,30 @@ export function FilterBar({ ctx, dataset, list, state }: { ctx: PageContext; dat
   );
 }
 
-export function DatasetPage({ ctx, dataset, list, state, quickAdd }: {
+export interface LabellingSummary { responses: number; criteria: number; canLabel: boolean; canAdjudicate: boolean; progress: { done: number; total: number; mine: number } }
+
+function LabellingBar({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetRow; s: LabellingSummary }) {
+  const { t } = ctx;
+  return (
+    <section class="card labelling-bar" aria-labelledby="labelling-heading">
+      <div>
+        <h2 id="labelling-heading">{t('label.title')}</h2>
+        <p class="sub">{t('dataset.labelling_summary', { responses: s.responses, criteria: s.criteria, done: s.progress.done, total: s.progress.total, mine: s.progress.mine })}</p>
+      </div>
+      <div class="actions">
+        {s.canLabel && s.responses > 0 && <a class="btn primary" href={`/datasets/${dataset.id}/label`}>{t('label.start')}</a>}
+        <a class="btn small" href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a>
+        {s.canAdjudicate && <a class="btn small" href={`/datasets/${dataset.id}/disagreements`}>{t('disagree.title')}</a>}
+        <a class="btn small" href={`/datasets/${dataset.id}/agreement`}>{t('agreement.title')}</a>
+        {ctx.user?.role === 'admin' && <a class="btn ghost small" href={`/datasets/${dataset.id}/assignment`}>{t('assign.title')}</a>}
+      </div>
+    </section>
+  );
+}
+
+export function DatasetPage({ ctx, dataset, list, state, quickAdd, labelling }: {
   ctx: PageContext; dataset: DatasetRow; list: SampleList; state: ListState; quickAdd?: { values?: QuickAddValues; errors?: FieldErrors };
+  labelling: LabellingSummary;
 }) {
   const { t } = ctx;
   const canWrite = can(ctx.user?.role, 'expert') && !dataset.archived;
@@ -175,6 +197,7 @@ export function DatasetPage({ ctx, dataset, list, state, quickAdd }: {
           {canWrite && <a class="btn ghost small" href={`/datasets/${dataset.id}/settings`}>{t('datasets.settings')}</a>}
         </div>
       </div>
+      <LabellingBar ctx={ctx} dataset={dataset} s={labelling} />
       {canWrite && <QuickAddForm ctx={ctx} dataset={dataset} values={quickAdd?.values} errors={quickAdd?.errors} />}
       <section aria-labelledby="samples-heading">
         <h2 id="samples-heading">{t('samples.title')}</h2>

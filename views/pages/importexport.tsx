@@ -3,14 +3,16 @@ import { Layout, type PageContext } from '../layout.tsx';
 import { Csrf, Field } from '../components.tsx';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { FieldErrors } from '../../server/http/forms.ts';
+import type { ImportSummary } from '../../server/importexport/import-service.ts';
+import type { UserRow } from '../../server/users/queries.ts';
 
 export interface ImportOutcome {
-  summary?: { rows: number; created: number; matched: number; differs: number[]; ignoredColumns: string[] };
+  summary?: ImportSummary;
   errors?: string[];
   moreErrors?: number;
 }
 
-export function ImportPage({ ctx, dataset, outcome, formErrors }: { ctx: PageContext; dataset: DatasetRow; outcome?: ImportOutcome; formErrors?: FieldErrors }) {
+export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: PageContext; dataset: DatasetRow; users: UserRow[]; outcome?: ImportOutcome; formErrors?: FieldErrors }) {
   const { t } = ctx;
   const s = outcome?.summary;
   return (
@@ -21,6 +23,11 @@ export function ImportPage({ ctx, dataset, outcome, formErrors }: { ctx: PageCon
         <div class="card highlight" role="status" id="import-result">
           <p><strong>{t('import.done', { rows: s.rows, created: s.created, matched: s.matched })}</strong></p>
           {s.differs.length > 0 && <p>{t('import.differs', { n: s.differs.length, lines: s.differs.slice(0, 20).join(', ') + (s.differs.length > 20 ? '…' : '') })}</p>}
+          {(s.responsesCreated > 0 || s.responsesMatched > 0) && <p>{t('import.responses', { created: s.responsesCreated, matched: s.responsesMatched })}</p>}
+          {s.labels > 0 && <p>{t('import.labels', { n: s.labels })}</p>}
+          {s.criteriaCreated.length > 0 && <p>{t('import.criteria_created', { names: s.criteriaCreated.join(', ') })}</p>}
+          {s.labelsWithoutAnswer > 0 && <p>{t('import.labels_without_answer', { n: s.labelsWithoutAnswer })}</p>}
+          {s.scoreColumns.length > 0 && <p class="sub">{t('import.score_columns', { columns: s.scoreColumns.join(', ') })}</p>}
           {s.ignoredColumns.length > 0 && <p class="sub">{t('import.ignored_columns', { columns: s.ignoredColumns.join(', ') })}</p>}
           <p><a class="btn small" href={`/datasets/${dataset.id}`}>{dataset.name} →</a></p>
         </div>
@@ -51,6 +58,13 @@ export function ImportPage({ ctx, dataset, outcome, formErrors }: { ctx: PageCon
               </select>
             </Field>
           </div>
+          {ctx.user?.role === 'admin' && (
+            <Field name="annotator" label={t('import.annotator')} errors={formErrors} hint={t('import.annotator_hint')}>
+              <select id="f-annotator" name="annotator">
+                {users.filter((u) => u.role !== 'viewer' && !u.disabled).map((u) => <option value={u.id} selected={u.id === ctx.user?.id}>{u.email}</option>)}
+              </select>
+            </Field>
+          )}
           <progress class="upload-progress" max={100} value={0} hidden />
           <p class="upload-status sub" aria-live="polite"></p>
           <button type="submit" class="btn primary">{t('import.submit')}</button>

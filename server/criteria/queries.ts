@@ -1,0 +1,50 @@
+// SQL for criteria: what experts judge in a dataset.
+import type { DB } from '../db/connection.ts';
+import type { CriterionKind, CriterionOption, CriterionTarget } from './values.ts';
+
+export interface CriterionRow {
+  id: number;
+  dataset_id: number;
+  name: string;
+  kind: CriterionKind;
+  target: CriterionTarget;
+  options: string;
+  scale_min: number | null;
+  scale_max: number | null;
+  guidelines: string;
+  position: number;
+  archived: 0 | 1;
+}
+
+export interface Criterion extends Omit<CriterionRow, 'options'> { options: CriterionOption[] }
+
+export function toCriterion(row: CriterionRow): Criterion {
+  return { ...row, options: JSON.parse(row.options) as CriterionOption[] };
+}
+
+export function criterionQueries(db: DB) {
+  const s = {
+    byId: db.prepare<[number], CriterionRow>('SELECT * FROM criterion WHERE id = ?'),
+    byName: db.prepare<[number, string], CriterionRow>('SELECT * FROM criterion WHERE dataset_id = ? AND name = ?'),
+    forDataset: db.prepare<[number], CriterionRow>('SELECT * FROM criterion WHERE dataset_id = ? AND archived = 0 ORDER BY position, id'),
+    allForDataset: db.prepare<[number], CriterionRow>('SELECT * FROM criterion WHERE dataset_id = ? ORDER BY archived, position, id'),
+    insert: db.prepare(`INSERT INTO criterion (dataset_id, name, kind, target, options, scale_min, scale_max, guidelines, position)
+      VALUES (@dataset_id, @name, @kind, @target, @options, @scale_min, @scale_max, @guidelines,
+        (SELECT coalesce(max(position), 0) + 1 FROM criterion WHERE dataset_id = @dataset_id))`),
+    update: db.prepare('UPDATE criterion SET guidelines = @guidelines, options = @options, archived = @archived WHERE id = @id'),
+    labelCount: db.prepare<[number]>('SELECT count(*) FROM label WHERE criterion_id = ?').pluck(),
+  };
+  return {
+    byId: (id: number) => { const r = s.byId.get(id); return r ? toCriterion(r) : undefined; },
+    byName: (datasetId: number, name: string) => { const r = s.byName.get(datasetId, name); return r ? toCriterion(r) : undefined; },
+    forDataset: (datasetId: number) => s.forDataset.all(datasetId).map(toCriterion),
+    allForDataset: (datasetId: number) => s.allForDataset.all(datasetId).map(toCriterion),
+    insert: (c: Omit<Criterion, 'id' | 'position' | 'archived'>) =>
+      Number(s.insert.run({ ...c, options: JSON.stringify(c.options) }).lastInsertRowid),
+    update: (id: number, c: { guidelines: string; options: CriterionOption[]; archived: boolean }) =>
+      s.update.run({ id, guidelines: c.guidelines, options: JSON.stringify(c.options), archived: c.archived ? 1 : 0 }),
+    labelCount: (id: number) => s.labelCount.get(id) as number,
+  };
+}
+
+export type CriterionQueries = ReturnType<typeof criterionQueries>;

@@ -1,0 +1,86 @@
+// HTTP for a response's labels and gold values, the disagreement list, and adjudication.
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { sendDocument } from '../http/render.ts';
+import { requireUser } from '../http/security.ts';
+import { idParam } from '../datasets/routes.ts';
+import type { FieldErrors } from '../http/forms.ts';
+import { goldValue } from './gold.ts';
+import { LabelConflict, LabelError } from './service.ts';
+import { DisagreementsPage, ResponsePage, type Slot } from '../../views/pages/adjudication.tsx';
+
+const AdjudicateForm = z.object({
+  criterion: z.coerce.number().int().positive(),
+  context_index: z.coerce.number().int().min(-1),
+  value: z.string().max(200),
+  reason: z.string().trim().max(4000),
+  version: z.coerce.number().int().positive().or(z.literal('')).catch(''),
+});
+const PAGE = 50;
+
+export function adjudicationRoutes(app: AppContext): Router {
+  const r = Router();
+  const { datasets, labels, criteria, responses } = app;
+
+  function renderResponse(req: Request, res: Response, responseId: number, errors?: FieldErrors, status = 200) {
+    const response = responses.byId(responseId);
+    const dataset = response && datasets.get(response.dataset_id);
+    if (!response || !dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const { annotations, labels: values } = labels.submittedFor(response.id);
+    const adjudications = labels.adjudications(response.id);
+    const canAdjudicate = labels.canAdjudicate(dataset.id, req.user);
+    // Experts see each other's labels only once they have submitted their own, so none is swayed by another.
+    const visible = canAdjudicate || req.user!.role === 'admin' || annotations.some((a) => a.annotator_id === req.user!.id);
+    const who = new Map(annotations.map((a) => [a.id, a.annotator_email ?? '']));
+    const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
+    const slots: Slot[] = criteria.forDataset(dataset.id).flatMap((c) =>
+      (c.target === 'context' ? [...Array(nContexts).keys()] : [-1]).map((i) => {
+        const here = values.filter((l) => l.criterion_id === c.id && l.context_index === i);
+        const adjudication = adjudications.find((a) => a.criterion_id === c.id && a.context_index === i);
+        return { criterion: c, contextIndex: i, values: here.map((l) => ({ annotator: who.get(l.annotation_id) ?? '', value: l.value })),
+          gold: goldValue(c.kind, here.map((l) => l.value), adjudication?.value ?? null), adjudication };
+      }));
+    sendDocument(res, ResponsePage({ ctx: pageContext(req), dataset, response, slots, annotations, visible, canAdjudicate,
+      canLabel: labels.canLabel(dataset.id, req.user), ...(errors ? { errors } : {}) }), status);
+  }
+
+  r.get('/responses/:rid', requireUser, (req, res) => renderResponse(req, res, idParam(req.params.rid) ?? 0));
+
+  r.post('/responses/:rid/adjudicate', requireUser, (req, res) => {
+    const response = responses.byId(idParam(req.params.rid) ?? 0);
+    if (!response) return sendError(req, res, 404, req.t('err.not_found'));
+    if (!labels.canAdjudicate(response.dataset_id, req.user)) {
+      app.log.warn('authz.refused', { path: req.path, user: req.user!.id, reason: 'not an adjudicator' });
+      return sendError(req, res, 403, req.t('err.not_adjudicator'));
+    }
+    const form = AdjudicateForm.safeParse(req.body);
+    const criterion = form.success ? criteria.get(form.data.criterion) : undefined;
+    if (!form.success || !criterion || criterion.dataset_id !== response.dataset_id) return renderResponse(req, res, response.id, { _form: req.t('err.bad_request') }, 422);
+    const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
+    const validIndex = criterion.target === 'context' ? form.data.context_index >= 0 && form.data.context_index < nContexts : form.data.context_index === -1;
+    if (!validIndex) return renderResponse(req, res, response.id, { _form: req.t('err.label_context_range') }, 422);
+    try {
+      labels.adjudicate(req.user!.id, criterion, response.id, form.data.context_index, form.data.value, form.data.reason, form.data.version === '' ? null : form.data.version);
+      req.session.flash = req.t('flash.adjudicated');
+      res.redirect(303, `/responses/${response.id}#c-${criterion.id}-${form.data.context_index}`);
+    } catch (err) {
+      if (err instanceof LabelConflict) return renderResponse(req, res, response.id, { _form: req.t('err.adjudication_conflict') }, 409);
+      if (err instanceof LabelError) return renderResponse(req, res, response.id, { _form: req.t(err.key, err.params) }, 422);
+      throw err;
+    }
+  });
+
+  r.get('/datasets/:id/disagreements', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    if (!labels.canAdjudicate(dataset.id, req.user)) return sendError(req, res, 403, req.t('err.not_adjudicator'));
+    const page = Math.max(1, Number(req.query.page) || 1);
+    const rows = labels.disagreements(dataset.id, PAGE + 1, (page - 1) * PAGE);
+    const byId = new Map(criteria.forDataset(dataset.id).map((c) => [c.id, c]));
+    sendDocument(res, DisagreementsPage({ ctx: pageContext(req), dataset, rows: rows.slice(0, PAGE).filter((x) => byId.has(x.criterion_id)), criteria: byId, page, more: rows.length > PAGE }));
+  });
+
+  return r;
+}

@@ -1,0 +1,101 @@
+// SQL for the labelling flow: the queue, annotations with their label values, adjudications, progress.
+import type { DB } from '../db/connection.ts';
+
+export interface AnnotationRow {
+  id: number;
+  response_id: number;
+  dataset_id: number;
+  annotator_id: number;
+  annotator_email?: string;
+  state: 'draft' | 'submitted';
+  rationale: string;
+  corrected_answer: string;
+  version: number;
+  updated_at: string;
+  submitted_at: string | null;
+}
+
+export interface LabelValueRow { annotation_id: number; criterion_id: number; context_index: number; value: string }
+
+export interface AdjudicationRow {
+  id: number; response_id: number; criterion_id: number; context_index: number; value: string; reason: string;
+  adjudicator_id: number; adjudicator_email: string; version: number; updated_at: string;
+}
+
+export interface DisagreementRow { response_id: number; criterion_id: number; context_index: number; n: number; values: string; question: string; system: string }
+
+/** A draft this recent counts as someone working on the item, so the queue hands it to others last. */
+export const CLAIM_MINUTES = 30;
+
+export function labelQueries(db: DB) {
+  const s = {
+    // Items this expert has not submitted, fewest labels first; drafts of others that are fresh count as taken.
+    next: db.prepare<{ ds: number; me: number; overlap: number; cutoff: string; after: number }, { id: number }>(`
+      SELECT r.id FROM response r
+      WHERE r.dataset_id = @ds AND r.n_submitted < @overlap AND r.id > @after
+        AND NOT EXISTS (SELECT 1 FROM annotation a WHERE a.response_id = r.id AND a.annotator_id = @me AND a.state = 'submitted')
+        AND r.n_submitted + (SELECT count(*) FROM annotation c WHERE c.response_id = r.id AND c.state = 'draft'
+              AND c.annotator_id <> @me AND c.updated_at > @cutoff) < @overlap
+      ORDER BY r.n_submitted, r.id LIMIT 1`),
+    mine: db.prepare<[number, number], AnnotationRow>('SELECT * FROM annotation WHERE response_id = ? AND annotator_id = ?'),
+    annotationById: db.prepare<[number], AnnotationRow>('SELECT * FROM annotation WHERE id = ?'),
+    insertAnnotation: db.prepare(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state, rationale, corrected_answer, submitted_at)
+      VALUES (@response_id, @dataset_id, @annotator_id, @state, @rationale, @corrected_answer, @submitted_at)`),
+    updateAnnotation: db.prepare(`UPDATE annotation SET state = @state, rationale = @rationale, corrected_answer = @corrected_answer,
+      submitted_at = @submitted_at, version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+      WHERE id = @id AND version = @version`),
+    labelsOf: db.prepare<[number], LabelValueRow>('SELECT * FROM label WHERE annotation_id = ?'),
+    deleteLabels: db.prepare<[number]>('DELETE FROM label WHERE annotation_id = ?'),
+    insertLabel: db.prepare('INSERT INTO label (annotation_id, criterion_id, context_index, value) VALUES (?, ?, ?, ?)'),
+    submittedFor: db.prepare<[number], AnnotationRow>(`SELECT a.*, u.email AS annotator_email FROM annotation a JOIN user u ON u.id = a.annotator_id
+      WHERE a.response_id = ? AND a.state = 'submitted' ORDER BY a.submitted_at`),
+    labelsForResponse: db.prepare<[number], LabelValueRow>(`SELECT l.* FROM label l JOIN annotation a ON a.id = l.annotation_id
+      WHERE a.response_id = ? AND a.state = 'submitted'`),
+    bumpResponse: db.prepare<[number]>('UPDATE response SET n_submitted = n_submitted + 1 WHERE id = ?'),
+    bumpSlots: db.prepare<[number]>('UPDATE dataset SET slots_filled = slots_filled + 1 WHERE id = ?'),
+    recountResponses: db.prepare<[number]>(`UPDATE response SET n_submitted =
+      (SELECT count(*) FROM annotation a WHERE a.response_id = response.id AND a.state = 'submitted') WHERE dataset_id = ?`),
+    recountSlots: db.prepare<[number]>(`UPDATE dataset SET slots_filled =
+      (SELECT coalesce(sum(min(r.n_submitted, dataset.overlap)), 0) FROM response r WHERE r.dataset_id = dataset.id) WHERE id = ?`),
+    progress: db.prepare<[number], { overlap: number; slots_filled: number; n_responses: number }>(`SELECT d.overlap, d.slots_filled,
+      (SELECT count(*) FROM response r WHERE r.dataset_id = d.id) AS n_responses FROM dataset d WHERE d.id = ?`),
+    mineDone: db.prepare<[number, number]>("SELECT count(*) FROM annotation WHERE annotator_id = ? AND dataset_id = ? AND state = 'submitted'").pluck(),
+    adjudications: db.prepare<[number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j
+      JOIN user u ON u.id = j.adjudicator_id WHERE j.response_id = ?`),
+    adjudication: db.prepare<[number, number, number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j
+      JOIN user u ON u.id = j.adjudicator_id WHERE j.response_id = ? AND j.criterion_id = ? AND j.context_index = ?`),
+    insertAdjudication: db.prepare(`INSERT INTO adjudication (response_id, criterion_id, context_index, value, reason, adjudicator_id)
+      VALUES (@response_id, @criterion_id, @context_index, @value, @reason, @adjudicator_id)`),
+    updateAdjudication: db.prepare(`UPDATE adjudication SET value = @value, reason = @reason, adjudicator_id = @adjudicator_id,
+      version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = @id AND version = @version`),
+    disagreements: db.prepare<{ ds: number; limit: number; offset: number }, DisagreementRow>(`
+      SELECT a.response_id, l.criterion_id, l.context_index, count(*) AS n, json_group_array(l.value) AS "values",
+        s.question, r.system
+      FROM label l JOIN annotation a ON a.id = l.annotation_id JOIN criterion c ON c.id = l.criterion_id
+        JOIN response r ON r.id = a.response_id JOIN sample s ON s.id = r.sample_id
+      WHERE a.dataset_id = @ds AND a.state = 'submitted' AND c.kind <> 'numeric' AND c.archived = 0
+      GROUP BY a.response_id, l.criterion_id, l.context_index
+      HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
+        AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)
+      ORDER BY a.response_id, l.criterion_id, l.context_index LIMIT @limit OFFSET @offset`),
+    /** Every submitted value of a criterion with who gave it: the input of agreement statistics and of gold labels. */
+    criterionValues: db.prepare<[number], { response_id: number; context_index: number; annotator_id: number; email: string; value: string }>(`
+      SELECT a.response_id, l.context_index, a.annotator_id, u.email, l.value FROM label l
+      JOIN annotation a ON a.id = l.annotation_id JOIN user u ON u.id = a.annotator_id
+      WHERE l.criterion_id = ? AND a.state = 'submitted' ORDER BY a.response_id, l.context_index`),
+    criterionAdjudications: db.prepare<[number], { response_id: number; context_index: number; value: string }>(
+      'SELECT response_id, context_index, value FROM adjudication WHERE criterion_id = ?'),
+    members: db.prepare<[number], { user_id: number; email: string; can_label: number; can_adjudicate: number }>(`
+      SELECT m.user_id, u.email, m.can_label, m.can_adjudicate FROM dataset_member m JOIN user u ON u.id = m.user_id
+      WHERE m.dataset_id = ? ORDER BY u.email`),
+    member: db.prepare<[number, number], { can_label: number; can_adjudicate: number }>(
+      'SELECT can_label, can_adjudicate FROM dataset_member WHERE dataset_id = ? AND user_id = ?'),
+    labellerCount: db.prepare<[number]>('SELECT count(*) FROM dataset_member WHERE dataset_id = ? AND can_label = 1').pluck(),
+    clearMembers: db.prepare<[number]>('DELETE FROM dataset_member WHERE dataset_id = ?'),
+    insertMember: db.prepare('INSERT INTO dataset_member (dataset_id, user_id, can_label, can_adjudicate) VALUES (?, ?, ?, ?)'),
+    setOverlap: db.prepare<[number, number]>('UPDATE dataset SET overlap = ? WHERE id = ?'),
+  };
+  return s;
+}
+
+export type LabelQueries = ReturnType<typeof labelQueries>;

@@ -1,0 +1,47 @@
+// SQL for responses: what a system under test answered to a sample, with the contexts it retrieved.
+import crypto from 'node:crypto';
+import type { DB } from '../db/connection.ts';
+
+export interface ResponseRow {
+  id: number;
+  sample_id: number;
+  dataset_id: number;
+  system: string;
+  answer: string;
+  retrieved_contexts: string;
+  metadata: string;
+  n_submitted: number;
+  created_at: string;
+}
+
+export interface ResponseWithSample extends ResponseRow {
+  question: string;
+  ground_truth: string;
+  reference_contexts: string;
+  tags: string;
+}
+
+/** Identity of a response within its sample: the same system, answer and contexts are the same response. */
+export function responseHash(system: string, answer: string, contexts: string[]): string {
+  return crypto.createHash('sha256').update(JSON.stringify([system, answer, contexts])).digest('hex');
+}
+
+export function responseQueries(db: DB) {
+  const s = {
+    byId: db.prepare<[number], ResponseWithSample>(`SELECT r.*, s.question, s.ground_truth, s.reference_contexts, s.tags
+      FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`),
+    forSample: db.prepare<[number], ResponseRow>('SELECT * FROM response WHERE sample_id = ? ORDER BY id'),
+    countForDataset: db.prepare<[number]>('SELECT count(*) FROM response WHERE dataset_id = ?').pluck(),
+    systems: db.prepare<[number], { system: string; n: number }>('SELECT system, count(*) AS n FROM response WHERE dataset_id = ? GROUP BY system ORDER BY system'),
+    idByHash: db.prepare<[number, string], { id: number }>('SELECT id FROM response WHERE sample_id = ? AND content_hash = ?'),
+  };
+  return {
+    byId: (id: number) => s.byId.get(id),
+    forSample: (sampleId: number) => s.forSample.all(sampleId),
+    countForDataset: (datasetId: number) => s.countForDataset.get(datasetId) as number,
+    systems: (datasetId: number) => s.systems.all(datasetId),
+    idByHash: (sampleId: number, hash: string) => s.idByHash.get(sampleId, hash)?.id,
+  };
+}
+
+export type ResponseQueries = ReturnType<typeof responseQueries>;

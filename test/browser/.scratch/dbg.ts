@@ -1,0 +1,36 @@
+import { startTestApp, setupAdmin } from '../../helpers.ts';
+import { launchBrowser, newContext } from '../browser.ts';
+const app = await startTestApp();
+const c = await setupAdmin(app);
+const d = app.ctx.datasets.create(1, { name: 'X', description: '', language: 'zh', domain: '' });
+for (const q of ['试用期是多久？', 'How many days?', 'remote work?']) app.ctx.samples.create(1, d.id, { question: q, ground_truth: 'a', reference_contexts: [], tags: [], source: '', notes: '' } as any);
+const browser = await launchBrowser();
+const ctx = await newContext(browser);
+const page = await ctx.newPage();
+page.on('console', (m) => console.log('console', m.type(), m.text())); page.on('requestfinished', async (r) => { const s = (await r.response())?.status() ?? 0; if (s >= 400) console.log('HTTP', s, r.url()); }); page.on('requestfailed', (r) => console.log('FAILED', r.url()));
+page.on('request', (r) => { if (!r.url().includes('static')) console.log('req', r.method(), r.url()); });
+await page.goto(app.url + '/login');
+await page.getByLabel('Email').fill('admin@example.com');
+await page.getByLabel('Password').fill('correct horse battery');
+await page.getByRole('button', { name: 'Log in' }).click();
+await page.waitForURL('**/datasets');
+if (process.argv[3]) await page.route('**/datasets/1', async (route) => {
+  const res = await route.fetch(); let body = await res.text();
+  body = body.replace(/hx-trigger="input changed[^"]*"/, 'hx-trigger="' + process.argv[3]!.replace(/"/g, '&quot;') + '"');
+  await route.fulfill({ response: res, body });
+});
+await page.goto(app.url + '/datasets/' + d.id);
+console.log('focus after', await page.evaluate(() => document.activeElement?.id));
+
+console.log(await page.evaluate(() => JSON.stringify((document.querySelector('form.filters') as any)._htmx.triggerSpecs.map((x: any) => ({ ...x, listeners: x.listeners?.length, handler: undefined })))));
+await page.locator('#f-q').click();
+await page.keyboard.type(process.argv[2] ?? '试用期');
+await page.waitForTimeout(1500);
+console.log('focus', await page.evaluate(() => document.activeElement?.id));
+console.log(await page.locator('#sample-list').innerText());
+console.log(page.url());
+await page.keyboard.press('Enter');
+await page.waitForTimeout(1500);
+console.log(await page.locator('#sample-list').innerText());
+console.log(page.url());
+await browser.close(); await app.close();

@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import { startTestApp } from '../../helpers.ts';
+import { launchBrowser, newContext } from '../browser.ts';
+const app = await startTestApp();
+const admin = await app.ctx.users.createFirstAdmin({ email: 'a@example.com', name: 'A', password: 'correct horse battery' });
+const d = app.ctx.datasets.create(admin.id, { name: 'X', description: '', language: 'zh', domain: '' });
+for (const q of ['试用期是多久？', 'How many days?', 'remote work?']) app.ctx.samples.create(admin.id, d.id, { question: q, ground_truth: 'a', reference_contexts: [], tags: [], source: '', notes: '' });
+const browser = await launchBrowser();
+const page = await (await newContext(browser)).newPage();
+await page.route('**/static/app.js', async (route) => {
+  let js = fs.readFileSync('public/app.js', 'utf8');
+  const old = "document.addEventListener('htmx:after:swap', function () {\n    var target";
+  if (!js.includes(old)) throw new Error('app.js changed');
+  js = js.replace(old, "document.addEventListener('htmx:after:swap', function (e) {\n    var src = e.detail && e.detail.ctx && e.detail.ctx.sourceElement;\n    if (!src || !src.querySelector || !src.querySelector('[data-focus-after-swap]')) return;\n    var target");
+  await route.fulfill({ contentType: 'application/javascript', body: js });
+});
+await page.route(/\/datasets\/\d+$/, async (route) => {
+  const res = await route.fetch(); let body = await res.text();
+  body = body.replace('from:find input, change from:find select', 'from:&quot;find input&quot;, change from:&quot;findAll select&quot;');
+  await route.fulfill({ response: res, body });
+});
+await page.goto(app.url + '/login');
+await page.getByLabel('Email').fill('a@example.com');
+await page.getByLabel('Password').fill('correct horse battery');
+await page.getByRole('button', { name: 'Log in' }).click();
+await page.waitForURL('**/datasets');
+await page.goto(`${app.url}/datasets/${d.id}`);
+const focus = () => page.evaluate(() => document.activeElement?.id);
+// quick add still refocuses
+await page.locator('#f-question').click();
+await page.keyboard.type('new question one');
+await page.keyboard.press('Tab');
+await page.keyboard.type('gt');
+await page.keyboard.press('Control+Enter');
+await page.locator('#sample-list').getByText('4 samples').waitFor();
+console.log('after add focus:', await focus());
+await page.keyboard.type('second');
+console.log('typed into question:', await page.locator('#f-question').inputValue());
+await page.locator('#f-question').fill('');
+// live search
+await page.locator('#f-q').click();
+await page.keyboard.type('remo');
+await page.locator('#sample-list').getByText('1 samples').waitFor({ timeout: 3000 });
+console.log('after live search focus:', await focus());
+await page.keyboard.type('te');
+await page.waitForTimeout(800);
+console.log('search value:', await page.locator('#f-q').inputValue(), 'question value:', JSON.stringify(await page.locator('#f-question').inputValue()));
+await page.locator('#f-status').selectOption('draft');
+await page.waitForURL(/status=draft/);
+console.log('status filter url ok; tag select listeners via findAll');
+await browser.close(); await app.close();

@@ -1,0 +1,34 @@
+// Browser harness for the end-to-end tests: Debian's Chromium driven by playwright-core (never a
+// downloaded browser), one context per person, and screenshots saved for a human to look at.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'screenshots');
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** A fresh browser profile (cookies, storage) for one person, speaking the given language. */
+export async function newContext(browser: Browser, opts: { locale?: string; width?: number; height?: number } = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    locale: opts.locale ?? 'en-US',
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 },
+    acceptDownloads: true,
+  });
+  context.setDefaultTimeout(15_000);
+  return context;
+}
+
+/** Saves a full-page PNG under screenshots/ (gitignored) and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

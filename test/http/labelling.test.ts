@@ -1,0 +1,256 @@
+// Responses, criteria, the labelling queue and workspace, drafts, conflicts, disagreements and adjudication.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '../helpers.ts';
+
+let app: TestApp;
+let admin: Client;
+let datasetId: number;
+
+const RESULTS = [
+  'user_input,retrieved_contexts,response,reference,system',
+  `张伟是哪个部门的？,"['牛顿发现了万有引力', '张伟 教研部工程师，他最近在负责课程研发']",张伟是教研部的,张伟是教研部的成员,rag-v1`,
+  `张伟是哪个部门的？,"['李凯 教研部主任 ', '牛顿发现了万有引力']",张伟是人事部门的,张伟是教研部的成员,rag-v2`,
+  `How do I request leave?,"['Leave is requested in the OA system.']",Use the OA system.,Submit it in the OA system.,rag-v1`,
+].join('\n');
+
+beforeEach(async () => {
+  app = await startTestApp();
+  admin = await setupAdmin(app);
+  const res = await admin.post('/datasets', { name: 'Labels', language: 'zh', description: '', domain: '' });
+  datasetId = Number(res.headers.get('location')!.split('/').pop());
+  await admin.get(`/datasets/${datasetId}/import`);
+  const imported = await admin.upload(`/datasets/${datasetId}/import`, 'results.csv', RESULTS);
+  expect(imported.status).toBe(200);
+});
+afterEach(async () => { await app.close(); });
+
+const responseIds = () => app.ctx.db.prepare('SELECT id FROM response WHERE dataset_id = ? ORDER BY id').pluck().all(datasetId) as number[];
+
+async function addCriteria(c: Client) {
+  await c.get(`/datasets/${datasetId}/criteria`);
+  expect((await c.post(`/datasets/${datasetId}/criteria`, { name: 'correct', kind: 'binary', target: 'response', options: 'Correct\nWrong', guidelines: 'Is the answer right?' })).status).toBe(303);
+  expect((await c.post(`/datasets/${datasetId}/criteria`, { name: 'relevant', kind: 'binary', target: 'context', options: '', guidelines: '' })).status).toBe(303);
+  const [correct, relevant] = app.ctx.criteria.forDataset(datasetId);
+  return { correct: correct!.id, relevant: relevant!.id };
+}
+
+function submit(c: Client, responseId: number, fields: Record<string, string | number>) {
+  return c.post(`/responses/${responseId}/label`, fields, { headers: { 'HX-Request': 'true' } });
+}
+
+describe('responses', () => {
+  it('attaches imported answers to their samples, two systems for one question, and never stores one twice', async () => {
+    expect(responseIds()).toHaveLength(3);
+    const samples = app.ctx.db.prepare('SELECT count(*) FROM sample WHERE dataset_id = ?').pluck().get(datasetId);
+    expect(samples).toBe(2);
+    const again = await admin.upload(`/datasets/${datasetId}/import`, 'results.csv', RESULTS);
+    expect(again.text).toContain('Responses: 0 new, 3 already present.');
+    expect(responseIds()).toHaveLength(3);
+    const systems = app.ctx.responses.systems(datasetId).map((s) => s.system);
+    expect(systems).toEqual(['rag-v1', 'rag-v2']);
+  });
+});
+
+describe('criteria', () => {
+  it('refuses a categorical criterion with one option and a per-context criterion that is not binary', async () => {
+    await admin.get(`/datasets/${datasetId}/criteria`);
+    const one = await admin.post(`/datasets/${datasetId}/criteria`, { name: 'verdict', kind: 'categorical', target: 'response', options: 'only', guidelines: '' });
+    expect(one.status).toBe(422);
+    expect(one.text).toContain('at least two options');
+    const ctx = await admin.post(`/datasets/${datasetId}/criteria`, { name: 'score', kind: 'ordinal', target: 'context', options: '', scale_min: '1', scale_max: '5', guidelines: '' });
+    expect(ctx.status).toBe(422);
+    expect(ctx.text).toContain('must be binary');
+    expect(app.ctx.criteria.forDataset(datasetId)).toHaveLength(0);
+  });
+});
+
+describe('labelling workspace', () => {
+  it('shows the question, ground truth, answer and contexts with the question\'s terms highlighted', async () => {
+    await addCriteria(admin);
+    const page = await admin.get(`/responses/${responseIds()[0]}/label`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('张伟是哪个部门的？');
+    expect(page.text).toContain('张伟是教研部的成员');
+    expect(page.text).toContain('<mark>张伟</mark> <mark>教研部</mark>工程师');
+    expect(page.text).toContain('Is the answer right?');
+  });
+
+  it('saves a submitted label and answers with the next item without a full page', async () => {
+    const { correct, relevant } = await addCriteria(admin);
+    const [first, second] = responseIds();
+    const start = await admin.get(`/datasets/${datasetId}/label`);
+    expect(start.text).toContain(`data-response="${first}"`);
+    const res = await submit(admin, first!, { [`c${correct}`]: '1', [`c${relevant}_1`]: '1', rationale: '对的', corrected_answer: '', version: '' });
+    expect(res.status).toBe(200);
+    expect(res.text.startsWith('<div id="workspace"')).toBe(true);
+    expect(res.text).toContain(`data-response="${second}"`);
+    expect(res.headers.get('hx-push-url')).toBe(`/responses/${second}/label`);
+    const mine = app.ctx.labels.mine(first!, app.ctx.users.queries.byEmail('admin@example.com')!.id)!;
+    expect(mine.annotation.state).toBe('submitted');
+    expect(mine.labels.map((l) => [l.criterion_id, l.context_index, l.value]).sort()).toEqual([[correct, -1, '1'], [relevant, 0, '0'], [relevant, 1, '1']]);
+    expect(app.ctx.audit.page({}).some((e) => e.entity_type === 'label' && e.action === 'submit')).toBe(true);
+  });
+
+  it('refuses a submission with a criterion unanswered, a value outside the options, or a context the response lacks', async () => {
+    const { correct, relevant } = await addCriteria(admin);
+    const id = responseIds()[0]!;
+    await admin.get(`/responses/${id}/label`);
+    const missing = await submit(admin, id, { rationale: '' });
+    expect(missing.status).toBe(422);
+    expect(missing.text).toContain('Answer &quot;correct&quot; before submitting.');
+    const invalid = await submit(admin, id, { [`c${correct}`]: 'maybe' });
+    expect(invalid.status).toBe(422);
+    const outOfRange = await submit(admin, id, { [`c${correct}`]: '1', [`c${relevant}_7`]: '1' });
+    expect(outOfRange.status).toBe(422);
+    expect(outOfRange.text).toContain('no such context');
+    expect(app.ctx.db.prepare('SELECT count(*) FROM annotation').pluck().get()).toBe(0);
+  });
+
+  it('keeps drafts and shows them when the item is opened again', async () => {
+    const { correct } = await addCriteria(admin);
+    const id = responseIds()[0]!;
+    await admin.get(`/responses/${id}/label`);
+    const draft = await admin.post(`/responses/${id}/draft`, { [`c${correct}`]: '0', rationale: 'half-way thought' });
+    expect(draft.text).toBe('Draft saved');
+    const page = await admin.get(`/responses/${id}/label`);
+    expect(page.text).toContain('half-way thought');
+    expect(page.text).toMatch(/value="0" checked/);
+    expect(app.ctx.db.prepare('SELECT n_submitted FROM response WHERE id = ?').pluck().get(id)).toBe(0);
+  });
+
+  it('tells the expert about a conflict when the same annotation was saved elsewhere meanwhile', async () => {
+    const { correct } = await addCriteria(admin);
+    const id = responseIds()[0]!;
+    await admin.get(`/responses/${id}/label`);
+    await submit(admin, id, { [`c${correct}`]: '1', version: '' });
+    const page = await admin.get(`/responses/${id}/label`);
+    const version = /name="version" value="(\d+)"/.exec(page.text)![1]!;
+    expect((await submit(admin, id, { [`c${correct}`]: '0', version })).status).toBe(200);
+    const stale = await submit(admin, id, { [`c${correct}`]: '1', version });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain('You saved this item in another window');
+    const adminId = app.ctx.users.queries.byEmail('admin@example.com')!.id;
+    expect(app.ctx.labels.mine(id, adminId)!.labels[0]!.value).toBe('0');
+  });
+
+  it('refuses viewers and experts outside the assigned labellers', async () => {
+    await addCriteria(admin);
+    const viewer = await loginAs(app, 'v@example.com', 'viewer');
+    expect((await viewer.get(`/datasets/${datasetId}/label`)).status).toBe(403);
+    const a = await loginAs(app, 'a@example.com', 'expert');
+    const b = await loginAs(app, 'b@example.com', 'expert');
+    await admin.get(`/datasets/${datasetId}/assignment`);
+    const aId = app.ctx.users.queries.byEmail('a@example.com')!.id;
+    expect((await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, label: String(aId) })).status).toBe(303);
+    expect((await a.get(`/datasets/${datasetId}/label`)).status).toBe(200);
+    expect((await b.get(`/datasets/${datasetId}/label`)).status).toBe(403);
+    const res = await b.post(`/responses/${responseIds()[0]}/label`, { c1: '1' });
+    expect(res.status).toBe(403);
+    expect(app.ctx.db.prepare('SELECT count(*) FROM annotation').pluck().get()).toBe(0);
+  });
+});
+
+describe('queues and overlap', () => {
+  it('gives each expert the items they have not labelled, fewest labels first, until the overlap is met', async () => {
+    const { correct } = await addCriteria(admin);
+    await admin.get(`/datasets/${datasetId}/assignment`);
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    const [r1, r2, r3] = responseIds();
+    const a = await loginAs(app, 'a@example.com', 'expert');
+    const b = await loginAs(app, 'b@example.com', 'expert');
+    const c = await loginAs(app, 'c@example.com', 'expert');
+    await a.get(`/responses/${r1}/label`);
+    await submit(a, r1!, { [`c${correct}`]: '1' });
+    expect((await b.get(`/datasets/${datasetId}/label`)).text).toContain(`data-response="${r2}"`); // 0 labels before 1 label
+    await b.get(`/responses/${r2}/label`);
+    await submit(b, r2!, { [`c${correct}`]: '1' });
+    await submit(b, r3!, { [`c${correct}`]: '1' });
+    expect((await b.get(`/datasets/${datasetId}/label`)).text).toContain(`data-response="${r1}"`);
+    await submit(b, r1!, { [`c${correct}`]: '0' });
+    // r1 now has its two labels; c gets only r2 and r3.
+    const next = await c.get(`/datasets/${datasetId}/label`);
+    expect(next.text).toContain(`data-response="${r2}"`);
+    expect(app.ctx.labels.progress(datasetId, 0)).toMatchObject({ done: 4, total: 6 });
+  });
+});
+
+describe('disagreements and adjudication', () => {
+  async function twoExpertsDisagree() {
+    const { correct } = await addCriteria(admin);
+    await admin.get(`/datasets/${datasetId}/assignment`);
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    const r1 = responseIds()[0]!;
+    const a = await loginAs(app, 'a@example.com', 'expert');
+    const b = await loginAs(app, 'b@example.com', 'expert');
+    await a.get(`/responses/${r1}/label`);
+    await submit(a, r1, { [`c${correct}`]: '1', rationale: 'A thinks it is right' });
+    return { correct, r1, a, b };
+  }
+
+  it('hides other experts\' labels until one has submitted one\'s own', async () => {
+    const { correct, r1, b } = await twoExpertsDisagree();
+    const before = await b.get(`/responses/${r1}`);
+    expect(before.text).toContain('Submit your own label for this item first');
+    expect(before.text).not.toContain('A thinks it is right');
+    await b.get(`/responses/${r1}/label`);
+    await submit(b, r1, { [`c${correct}`]: '0', rationale: 'B disagrees' });
+    const after = await b.get(`/responses/${r1}`);
+    expect(after.text).toContain('A thinks it is right');
+    expect(after.text).toContain('a@example.com');
+  });
+
+  it('lists the item as a disagreement and lets the adjudicator set the gold value with a reason, audited', async () => {
+    const { correct, r1, b } = await twoExpertsDisagree();
+    await b.get(`/responses/${r1}/label`);
+    await submit(b, r1, { [`c${correct}`]: '0' });
+    expect((await b.get(`/datasets/${datasetId}/disagreements`)).status).toBe(403);
+    const list = await admin.get(`/datasets/${datasetId}/disagreements`);
+    expect(list.text).toContain(`/responses/${r1}#c-${correct}--1`);
+    const criterion = app.ctx.criteria.get(correct)!;
+    expect(app.ctx.labels.gold(criterion, r1, -1)).toBeNull();
+    await admin.get(`/responses/${r1}`);
+    const noReason = await admin.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '0', reason: '', version: '' });
+    expect(noReason.status).toBe(422);
+    const ok = await admin.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '0', reason: 'The answer names the wrong department', version: '' });
+    expect(ok.status).toBe(303);
+    expect(app.ctx.labels.gold(criterion, r1, -1)).toBe('0');
+    expect((await admin.get(`/datasets/${datasetId}/disagreements`)).text).toContain('No open disagreements');
+    const event = app.ctx.audit.page({}).find((e) => e.entity_type === 'adjudication')!;
+    expect(JSON.parse(event.after!)).toMatchObject({ value: '0', reason: 'The answer names the wrong department' });
+  });
+
+  it('refuses the second of two adjudicators working from the same version', async () => {
+    const { correct, r1 } = await twoExpertsDisagree();
+    const other = await loginAs(app, 'admin2@example.com', 'admin');
+    await admin.get(`/responses/${r1}`);
+    await other.get(`/responses/${r1}`);
+    await admin.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '1', reason: 'first', version: '' });
+    const page = await other.get(`/responses/${r1}`);
+    const version = /name="version" value="(\d+)"/.exec(page.text)![1]!;
+    await admin.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '0', reason: 'changed my mind', version });
+    const late = await other.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '1', reason: 'second', version });
+    expect(late.status).toBe(409);
+    expect(late.text).toContain('Someone else set this gold value meanwhile');
+    expect(app.ctx.labels.gold(app.ctx.criteria.get(correct)!, r1, -1)).toBe('0');
+  });
+
+  it('uses the unanimous value as gold, and the mean for numeric criteria', async () => {
+    const { goldValue } = await import('../../server/labels/gold.ts');
+    expect(goldValue('binary', ['1', '1'], null)).toBe('1');
+    expect(goldValue('binary', ['1', '0'], null)).toBeNull();
+    expect(goldValue('binary', ['1', '0'], '0')).toBe('0');
+    expect(goldValue('numeric', ['0.5', '1'], null)).toBe('0.75');
+  });
+});
+
+describe('database guard', () => {
+  it('refuses a label pointing at a context the response does not have, even from SQL', async () => {
+    const { relevant } = await addCriteria(admin);
+    const r1 = responseIds()[0]!;
+    const adminId = app.ctx.users.queries.byEmail('admin@example.com')!.id;
+    app.ctx.db.prepare("INSERT INTO annotation (response_id, dataset_id, annotator_id, state) VALUES (?, ?, ?, 'draft')").run(r1, datasetId, adminId);
+    const annotation = app.ctx.db.prepare('SELECT id FROM annotation').pluck().get();
+    expect(() => app.ctx.db.prepare('INSERT INTO label (annotation_id, criterion_id, context_index, value) VALUES (?, ?, 2, ?)').run(annotation, relevant, '1'))
+      .toThrow(/out of range/);
+  });
+});

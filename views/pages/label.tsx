@@ -1,0 +1,181 @@
+// The labelling workspace: one item at a time, every criterion answerable from the keyboard.
+import { Layout, type PageContext } from '../layout.tsx';
+import { Csrf, Kbd } from '../components.tsx';
+import type { FieldErrors } from '../../server/http/forms.ts';
+import type { DatasetRow } from '../../server/datasets/queries.ts';
+import type { ResponseWithSample } from '../../server/responses/queries.ts';
+import type { Criterion } from '../../server/criteria/queries.ts';
+import { choices } from '../../server/criteria/values.ts';
+import type { AnnotationRow } from '../../server/labels/queries.ts';
+import type { Segment } from '../../server/labels/highlight.ts';
+
+export interface WorkspaceItem {
+  dataset: DatasetRow;
+  response: ResponseWithSample;
+  contexts: Segment[][];
+  criteria: Criterion[];
+  annotation: AnnotationRow | null;
+  /** Current values keyed "criterionId" or "criterionId:contextIndex". */
+  values: Record<string, string>;
+  rationale: string;
+  correctedAnswer: string;
+  progress: { done: number; total: number; mine: number };
+}
+
+export function Highlighted({ segments }: { segments: Segment[] }) {
+  return <>{segments.map((s) => (s.mark ? <mark>{s.text}</mark> : s.text))}</>;
+}
+
+function CriterionField({ ctx, c, item, errors }: { ctx: PageContext; c: Criterion; item: WorkspaceItem; errors?: FieldErrors | undefined }) {
+  const { t } = ctx;
+  const name = `c${c.id}`;
+  const error = errors?.[name];
+  return (
+    <fieldset class={error ? 'criterion has-error' : 'criterion'} data-criterion={c.id} aria-describedby={c.guidelines ? `g-${c.id}` : undefined}>
+      <legend>{c.name} <span class="sub">{t(`kind.${c.kind}`)}</span></legend>
+      {c.guidelines && <p class="guidelines" id={`g-${c.id}`}>{c.guidelines}</p>}
+      {c.kind === 'numeric' ? (
+        <div class="field">
+          <label for={`${name}-input`} class="sr-only">{c.name}</label>
+          <input id={`${name}-input`} name={name} type="number" min="0" max="1" step="0.05" inputMode="decimal" value={item.values[String(c.id)] ?? ''} />
+        </div>
+      ) : (
+        <div class="options" role="radiogroup" aria-label={c.name}>
+          {choices(c).map((o, i) => (
+            <label class="option" key={o.value}>
+              <input type="radio" name={name} value={o.value} checked={item.values[String(c.id)] === o.value} data-key={i + 1} />
+              <Kbd>{i + 1}</Kbd> {o.label}
+            </label>
+          ))}
+        </div>
+      )}
+      {error && <p class="error" role="alert">{error}</p>}
+    </fieldset>
+  );
+}
+
+export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; item: WorkspaceItem; errors?: FieldErrors | undefined; conflict?: boolean }) {
+  const { t } = ctx;
+  const { response: r, dataset } = item;
+  const responseCriteria = item.criteria.filter((c) => c.target === 'response');
+  const contextCriteria = item.criteria.filter((c) => c.target === 'context');
+  const pct = item.progress.total ? Math.round((100 * item.progress.done) / item.progress.total) : 0;
+  const reference = JSON.parse(r.reference_contexts) as string[];
+  return (
+    <div id="workspace" class="workspace" data-response={r.id}>
+      <div class="ws-head">
+        <div class="ws-progress">
+          <progress max={item.progress.total || 1} value={item.progress.done} aria-label={t('label.progress')} />
+          <span class="sub">{t('label.progress_text', { done: item.progress.done, total: item.progress.total, pct, mine: item.progress.mine })}</span>
+        </div>
+        <div class="actions">
+          <span class="sub">{t('label.item', { id: r.id })}{r.system ? ` · ${r.system}` : ''}</span>
+          {item.annotation?.state === 'submitted' && <span class="badge status-approved">{t('label.submitted')}</span>}
+          <button type="button" class="btn ghost small" data-show-help>{t('label.keys')} <Kbd>?</Kbd></button>
+        </div>
+      </div>
+      {conflict && <div class="alert" role="alert">{t('label.conflict')}</div>}
+      {errors?._form && <div class="alert" role="alert">{errors._form}</div>}
+      <div class="ws-grid">
+        <section class="ws-main card" aria-label={t('label.item_label')}>
+          <h2 class="ws-q">{r.question}</h2>
+          <dl class="kv">
+            <dt>{t('field.ground_truth')}</dt><dd>{r.ground_truth || <span class="sub">—</span>}</dd>
+            <dt>{t('field.answer')}</dt><dd class="answer">{r.answer}</dd>
+          </dl>
+          {reference.length > 0 && (
+            <details class="more"><summary>{t('field.reference_contexts')} ({reference.length})</summary>
+              <ol class="ref-contexts">{reference.map((c) => <li>{c}</li>)}</ol>
+            </details>
+          )}
+          <form id="label-form" method="post" action={`/responses/${r.id}/label`} hx-post={`/responses/${r.id}/label`}
+            hx-target="#workspace" hx-swap="outerHTML" hx-push-url="false" novalidate>
+            <Csrf token={ctx.csrfToken} />
+            <input type="hidden" name="version" value={item.annotation?.version ?? ''} />
+            {responseCriteria.map((c) => <CriterionField ctx={ctx} c={c} item={item} errors={errors} />)}
+            {item.criteria.length === 0 && <p class="alert">{t('label.no_criteria')} <a href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a></p>}
+            <div class="row">
+              <div class="field">
+                <label for="f-rationale">{t('field.rationale')}</label>
+                <textarea id="f-rationale" name="rationale" rows={2} maxLength={8000}>{item.rationale}</textarea>
+              </div>
+              <div class="field">
+                <label for="f-corrected">{t('field.corrected_answer')}</label>
+                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={20000}>{item.correctedAnswer}</textarea>
+              </div>
+            </div>
+            <div class="actions">
+              <button type="submit" class="btn primary">{t('label.submit')} <Kbd>Enter</Kbd></button>
+              <a class="btn" href={`/datasets/${dataset.id}/label?after=${r.id}`} data-hotkey="s" hx-get={`/datasets/${dataset.id}/label?after=${r.id}`}
+                hx-target="#workspace" hx-swap="outerHTML" hx-push-url="true">{t('label.skip')} <Kbd>S</Kbd></a>
+              <button type="button" class="btn ghost" data-hotkey="b" data-history-back>{t('label.back')} <Kbd>B</Kbd></button>
+              <span class="draft-status sub" id="draft-status" aria-live="polite"
+                hx-post={`/responses/${r.id}/draft`} hx-include="#label-form" hx-trigger="change from:#label-form delay:600ms, input from:#label-form delay:2s"
+                hx-target="this" hx-swap="innerHTML"></span>
+            </div>
+          </form>
+        </section>
+        <section class="ws-contexts" aria-label={t('field.retrieved_contexts')}>
+          <h2>{t('field.retrieved_contexts')} <span class="sub">({item.contexts.length})</span></h2>
+          {item.contexts.length === 0 && <p class="sub">{t('label.no_contexts')}</p>}
+          <ol class="contexts">
+            {item.contexts.map((segments, i) => (
+              <li class="context" key={i}>
+                <div class="context-head">
+                  <span class="rank">#{i + 1}</span>
+                  {contextCriteria.map((c) => (
+                    <label class="toggle">
+                      <input type="checkbox" form="label-form" name={`c${c.id}_${i}`} value="1" checked={item.values[`${c.id}:${i}`] === '1'}
+                        data-context-key={i + 1} />
+                      {c.name} {i < 9 && <Kbd>⇧{i + 1}</Kbd>}
+                    </label>
+                  ))}
+                </div>
+                <p class="context-text"><Highlighted segments={segments} /></p>
+              </li>
+            ))}
+          </ol>
+        </section>
+      </div>
+      <dialog id="keys-help" aria-labelledby="keys-title">
+        <h2 id="keys-title">{t('label.keys')}</h2>
+        <table class="table compact">
+          <tbody>
+            <tr><td><Kbd>1</Kbd>–<Kbd>9</Kbd></td><td>{t('label.key_option')}</td></tr>
+            <tr><td><Kbd>J</Kbd> / <Kbd>K</Kbd></td><td>{t('label.key_criterion')}</td></tr>
+            <tr><td><Kbd>⇧</Kbd>+<Kbd>1</Kbd>–<Kbd>9</Kbd></td><td>{t('label.key_context')}</td></tr>
+            <tr><td><Kbd>Enter</Kbd></td><td>{t('label.key_submit')}</td></tr>
+            <tr><td><Kbd>S</Kbd></td><td>{t('label.key_skip')}</td></tr>
+            <tr><td><Kbd>B</Kbd></td><td>{t('label.key_back')}</td></tr>
+            <tr><td><Kbd>R</Kbd></td><td>{t('label.key_rationale')}</td></tr>
+            <tr><td><Kbd>?</Kbd></td><td>{t('label.key_help')}</td></tr>
+          </tbody>
+        </table>
+        <form method="dialog"><button class="btn" type="submit">{t('action.close')}</button></form>
+      </dialog>
+    </div>
+  );
+}
+
+export function QueueDone({ ctx, dataset, progress }: { ctx: PageContext; dataset: DatasetRow; progress: { done: number; total: number; mine: number } }) {
+  const { t } = ctx;
+  return (
+    <div id="workspace" class="workspace">
+      <section class="card empty">
+        <h2>{t('label.done_title')}</h2>
+        <p>{t('label.done_lead', { mine: progress.mine })}</p>
+        <p><a class="btn" href={`/datasets/${dataset.id}`}>{dataset.name}</a></p>
+      </section>
+    </div>
+  );
+}
+
+export function LabelPage({ ctx, dataset, children }: { ctx: PageContext; dataset: DatasetRow; children: preact.ComponentChildren }) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={`${t('label.title')} · ${dataset.name}`} wide>
+      <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / {t('label.title')}</nav>
+      {children}
+    </Layout>
+  );
+}
