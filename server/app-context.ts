@@ -11,6 +11,7 @@ import { SqliteSessionStore } from './http/session-store.ts';
 import { criterionService } from './criteria/service.ts';
 import { labelService } from './labels/service.ts';
 import { responseQueries } from './responses/queries.ts';
+import { tokenService } from './api/tokens.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -27,6 +28,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     labels,
     responses: responseQueries(db),
     imports: importService(db, audit, { datasets, criteria, labels }),
+    tokens: tokenService(db, audit),
     sessionStore: new SqliteSessionStore(db),
   };
 }

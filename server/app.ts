@@ -20,6 +20,8 @@ import { sessionSecret } from './http/secret.ts';
 import { criterionRoutes } from './criteria/routes.ts';
 import { labelRoutes } from './labels/routes.ts';
 import { adjudicationRoutes } from './labels/adjudication-routes.ts';
+import { apiRoutes } from './api/routes.ts';
+import { tokenRoutes } from './api/token-routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -89,7 +91,9 @@ export function createApp(ctx: AppContext): express.Express {
     res.status(403).type('text').send(req.t('err.setup_first'));
   });
 
+  app.use(apiRoutes(ctx, ctx.tokens));
   app.use(authRoutes(ctx));
+  app.use(tokenRoutes(ctx, ctx.tokens));
   app.get('/', requireUser, (_req, res) => res.redirect(303, '/datasets'));
   app.use(adminRoutes(ctx));
   app.use(datasetRoutes(ctx));
@@ -103,8 +107,16 @@ export function createApp(ctx: AppContext): express.Express {
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    req.t ??= translator(pickLocale(undefined, req.get('Accept-Language')));
     const e = err as { status?: number; type?: string; code?: string; message?: string };
+    req.t ??= translator(pickLocale(undefined, req.get('Accept-Language')));
+    if (req.path.startsWith('/api/')) {
+      const status = e.type === 'entity.too.large' ? 413 : e.type === 'entity.parse.failed' ? 422 : (e.status ?? 500);
+      if (status >= 500) log.error('api.failed', { path: req.path, message: e.message, stack: (err as Error)?.stack });
+      else log.warn('api.bad_request', { path: req.path, type: e.type ?? null });
+      const error = e.type === 'entity.parse.failed' ? 'invalid_json' : e.type === 'entity.too.large' ? 'too_large' : status >= 500 ? 'internal' : 'bad_request';
+      const message = e.type === 'entity.parse.failed' ? `The body is not valid JSON: ${e.message}` : error;
+      return res.status(status).json({ error, message, field: e.type === 'entity.parse.failed' ? 'body' : undefined });
+    }
     if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') {
       log.warn('request.too_large', { path: req.path, ip: req.ip });
       return sendError(req, res, 413, req.t('err.too_large', { mb: Math.round(config.maxUploadBytes / 1024 / 1024) }));

@@ -1,0 +1,73 @@
+// The JSON API under /api/v1, authenticated with bearer tokens: CI jobs push responses here.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { AppContext } from '../app-context.ts';
+import { can } from '../http/security.ts';
+import { idParam } from '../datasets/routes.ts';
+import type { TokenService } from './tokens.ts';
+
+function apiError(res: Response, status: number, error: string, message: string, extra: Record<string, unknown> = {}): void {
+  res.status(status).json({ error, message, ...extra });
+}
+
+export function apiRoutes(app: AppContext, tokens: TokenService): Router {
+  const r = Router();
+
+  // Every API request carries a token; cookies are never accepted here, so CSRF cannot reach the API.
+  r.use('/api/v1', (req: Request, res: Response, next: NextFunction) => {
+    const header = req.get('Authorization') ?? '';
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? '';
+    const user = tokens.authenticate(token);
+    if (!user) {
+      app.log.warn('api.unauthorized', { path: req.path, ip: req.ip, reason: token ? 'bad token' : 'no token' });
+      res.set('WWW-Authenticate', 'Bearer');
+      return apiError(res, 401, 'unauthorized', 'A valid API token is required: Authorization: Bearer <token>.');
+    }
+    req.user = user;
+    next();
+  });
+
+  r.get('/api/v1/datasets', (_req, res) => {
+    res.json({ datasets: app.datasets.list().map((d) => ({ id: d.id, name: d.name, language: d.language, samples: d.n_samples })) });
+  });
+
+  r.post('/api/v1/datasets/:id/responses', async (req, res) => {
+    if (!can(req.user!.role, 'expert')) {
+      app.log.warn('authz.refused', { path: req.path, user: req.user!.id, role: req.user!.role });
+      return apiError(res, 403, 'forbidden', 'This token\'s user may not write (viewer role).');
+    }
+    const dataset = app.datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return apiError(res, 404, 'not_found', 'No such dataset.');
+    if (dataset.archived) return apiError(res, 409, 'archived', 'The dataset is archived.');
+    const body = req.body as unknown;
+    const rows = Array.isArray(body) ? body : (body && typeof body === 'object' && Array.isArray((body as { rows?: unknown }).rows)) ? (body as { rows: unknown[] }).rows : null;
+    if (!rows) return apiError(res, 422, 'invalid_body', 'Send a JSON array of rows, or {"rows": [...]}; each row has question/user_input and answer/response.');
+    if (rows.length === 0) return apiError(res, 422, 'invalid_body', 'No rows.');
+    // The same all-or-nothing import as files: one JSONL line per row, so errors name the row.
+    const file = path.join(os.tmpdir(), `goldset-api-${crypto.randomUUID()}.jsonl`);
+    try {
+      await fs.writeFile(file, rows.map((row) => JSON.stringify(row)).join('\n'));
+      const result = await app.imports.importFile(req.user!.id, dataset.id, file, { format: 'jsonl', filename: 'api.jsonl' });
+      if (!result.ok) {
+        const errors = result.needsAnnotator
+          ? [{ row: null, field: null, message: 'human.<criterion> labels are not accepted through the API' }]
+          : result.errors.map((e) => ({ row: e.line, field: e.field, code: e.code, message: e.message.replace(/^line \d+: /, '') }));
+        app.log.info('api.import_refused', { dataset: dataset.id, user: req.user!.id, errors: result.totalErrors });
+        return apiError(res, 422, 'invalid_rows', 'Nothing was imported.', { errors });
+      }
+      app.log.info('api.import', { dataset: dataset.id, user: req.user!.id, rows: result.rows, responses: result.responsesCreated });
+      res.status(201).json({
+        rows: result.rows, samples_created: result.created, responses_created: result.responsesCreated,
+        responses_existing: result.responsesMatched, ignored_columns: result.ignoredColumns,
+      });
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+  });
+
+  r.use('/api', (_req, res) => apiError(res, 404, 'not_found', 'No such API endpoint.'));
+  return r;
+}
