@@ -95,7 +95,10 @@
   });
 
   // After htmx swaps in a form, put the cursor where the next keystroke belongs.
-  document.addEventListener('htmx:after:swap', function () {
+  // Only when the swapped content is the form itself: a list refresh must not steal the cursor.
+  document.addEventListener('htmx:after:swap', function (e) {
+    var src = e.detail && e.detail.ctx && e.detail.ctx.sourceElement;
+    if (!src || !src.querySelector || !src.querySelector('[data-focus-after-swap]')) return;
     var target = document.querySelector('.has-error textarea, .has-error input, [data-focus-after-swap]');
     if (target) target.focus();
   });

@@ -21,6 +21,7 @@ import { criterionRoutes } from './criteria/routes.ts';
 import { labelRoutes } from './labels/routes.ts';
 import { adjudicationRoutes } from './labels/adjudication-routes.ts';
 import { apiRoutes } from './api/routes.ts';
+import { agreementRoutes } from './agreement/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -103,6 +104,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(criterionRoutes(ctx));
   app.use(labelRoutes(ctx));
   app.use(adjudicationRoutes(ctx));
+  app.use(agreementRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 

@@ -9,19 +9,25 @@ import { createAppContext, type AppContext } from './app-context.ts';
 import { detectFormat, type ImportFormat } from './io/read.ts';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from './importexport/export.ts';
 import { loadExampleData } from './datasets/example.ts';
+import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
+import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { UserError } from './users/service.ts';
 import { translator } from './i18n/index.ts';
 
 const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
-  import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json]
+  import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|goldset]
          [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
         from a Ragas-style file into a dataset, creating it if needed
-  export --dataset NAME --format ragas-jsonl|ragas-csv --out FILE [--status approved|all]
+  export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
+        ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>);
+        goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
+  agreement --dataset NAME --criterion NAME
+        inter-expert agreement of one criterion (Krippendorff's alpha, Fleiss' and pairwise Cohen's kappa)
   example                          load the bilingual example datasets
 
 options: --json  print one JSON object instead of text
@@ -51,8 +57,14 @@ function need(value: string | undefined, name: string): string {
 
 async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: Out): Promise<number> {
   const file = need(positionals[0], 'FILE');
-  const name = need(o.dataset as string | undefined, '--dataset NAME');
   if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  if (o.format === 'goldset' || (!o.format && await isGoldsetJsonl(file))) {
+    const { datasetId, counts } = await restoreGoldsetJsonl(ctx.db, ctx.audit, file, { actorId: null, name: o.dataset as string | undefined });
+    out.print(`restored "${ctx.datasets.get(datasetId)!.name}": ${Object.entries(counts).map(([k, v]) => `${v} ${k}s`).join(', ')}`,
+      { ok: true, restored: true, dataset: ctx.datasets.get(datasetId)!.name, dataset_id: datasetId, ...counts });
+    return 0;
+  }
+  const name = need(o.dataset as string | undefined, '--dataset NAME');
   const language = (o.language as string | undefined) ?? 'en';
   if (language !== 'zh' && language !== 'en') throw new UsageError('--language must be zh or en');
   const format = (o.format as ImportFormat | undefined) ?? detectFormat(file);
@@ -119,13 +131,15 @@ function cmdExport(ctx: AppContext, o: Opts, out: Out): number {
   const fd = fs.openSync(tmp, 'w');
   let n: number;
   try {
-    n = writeExport(ctx.samples.queries, { datasetId: dataset.id, status: status === 'approved' ? 'approved' : undefined }, format, (chunk) => fs.writeSync(fd, chunk));
+    n = writeExport({ db: ctx.db, samples: ctx.samples.queries, criteria: ctx.criteria.forDataset(dataset.id) },
+      { datasetId: dataset.id, status, responses: Boolean(o.responses) }, format, (chunk) => fs.writeSync(fd, chunk));
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
   fs.renameSync(tmp, file);
-  out.print(`wrote ${n} samples to ${file}`, { ok: true, dataset: dataset.name, samples: n, file, format, status });
+  const what = format === 'goldset-jsonl' ? 'records' : o.responses ? 'responses' : 'samples';
+  out.print(`wrote ${n} ${what} to ${file}`, { ok: true, dataset: dataset.name, [what]: n, file, format, status });
   return 0;
 }
 
@@ -162,7 +176,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       dataset: { type: 'string' }, language: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
       status: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' },
-      annotator: { type: 'string' }, 'criterion-type': { type: 'string', multiple: true },
+      criterion: { type: 'string' }, annotator: { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -179,6 +193,7 @@ async function main(argv: string[]): Promise<number> {
       case 'export': return cmdExport(ctx, o, out);
       case 'user': return await cmdUser(ctx, rest, o, out);
       case 'backup': return await cmdBackup(db, rest, out);
+      case 'agreement': return await cmdAgreement(ctx, o, out);
       case 'example': {
         const ids = loadExampleData(ctx, null);
         out.print(ids.length ? `created ${ids.length} example datasets` : 'the example datasets exist already', { ok: true, created: ids });
@@ -193,7 +208,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   const json = process.argv.includes('--json');
-  const known = err instanceof UsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ ok: false, error: message }));
   else console.error(`goldset: ${message}`);

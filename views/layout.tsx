@@ -9,6 +9,8 @@ export interface PageContext {
   user: CurrentUser | null;
   csrfToken: string;
   path: string;
+  /** Path with query string: where to come back to after switching language. */
+  url: string;
   flash?: string | undefined;
 }
 
@@ -26,6 +28,7 @@ export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="csrf-token" content={ctx.csrfToken} />
         <title>{`${title} · goldset`}</title>
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>
         <script src="/static/app.js" defer></script>
@@ -45,7 +48,7 @@ export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title
           <div class="topbar-end">
             <form method="post" action="/locale" class="inline">
               <input type="hidden" name="_csrf" value={ctx.csrfToken} />
-              <input type="hidden" name="back" value={ctx.path} />
+              <input type="hidden" name="back" value={ctx.url} />
               <label class="sr-only" for="locale-select">{t('nav.language')}</label>
               <select id="locale-select" name="locale" data-autosubmit>
                 <option value="en" selected={ctx.locale === 'en'}>English</option>

@@ -8,7 +8,7 @@ import { sendDocument, sendHtml, wantsFragment } from './render.ts';
 export function pageContext(req: Request): PageContext {
   const flash = req.session?.flash;
   if (flash) delete req.session.flash;
-  return { t: req.t, locale: req.locale, user: req.user, csrfToken: req.csrfToken, path: req.path, flash };
+  return { t: req.t, locale: req.locale, user: req.user, csrfToken: req.csrfToken, path: req.path, url: req.originalUrl, flash };
 }
 
 export function sendError(req: Request, res: Response, status: number, message: string): void {

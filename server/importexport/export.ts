@@ -1,43 +1,59 @@
-// Export of samples in the layouts Ragas reads: JSONL for EvaluationDataset.from_jsonl, CSV for pandas.
+// Export in the layouts Ragas reads (JSONL for EvaluationDataset.from_jsonl, CSV for pandas) and
+// goldset's own full JSONL. Samples alone, or one record per response with the experts' gold labels.
 import { stringify } from 'csv-stringify/sync';
+import type { DB } from '../db/connection.ts';
+import type { Criterion } from '../criteria/queries.ts';
 import type { SampleFilter, SampleQueries, SampleRow } from '../samples/queries.ts';
+import { responseExportRows } from './export-responses.ts';
+import { writeGoldsetJsonl } from './goldset-jsonl.ts';
 
-export type ExportFormat = 'ragas-jsonl' | 'ragas-csv';
-export const EXPORT_FORMATS: ExportFormat[] = ['ragas-jsonl', 'ragas-csv'];
+export type ExportFormat = 'ragas-jsonl' | 'ragas-csv' | 'goldset-jsonl';
+export const EXPORT_FORMATS: ExportFormat[] = ['ragas-jsonl', 'ragas-csv', 'goldset-jsonl'];
 const BATCH = 1000;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {
   'ragas-jsonl': 'application/x-ndjson; charset=utf-8',
   'ragas-csv': 'text/csv; charset=utf-8',
+  'goldset-jsonl': 'application/x-ndjson; charset=utf-8',
 };
-export const EXTENSIONS: Record<ExportFormat, string> = { 'ragas-jsonl': 'jsonl', 'ragas-csv': 'csv' };
+export const EXTENSIONS: Record<ExportFormat, string> = { 'ragas-jsonl': 'jsonl', 'ragas-csv': 'csv', 'goldset-jsonl': 'goldset.jsonl' };
+
+export interface ExportSource { db: DB; samples: SampleQueries; criteria: Criterion[] }
+export interface ExportOptions { datasetId: number; status: 'approved' | 'all'; responses: boolean }
 
 /** A sample as a Ragas SingleTurnSample: only fields Ragas knows, so from_jsonl accepts every line. */
 export function ragasRecord(s: SampleRow) {
-  return {
-    user_input: s.question,
-    reference: s.ground_truth,
-    reference_contexts: JSON.parse(s.reference_contexts) as string[],
-  };
+  return { user_input: s.question, reference: s.ground_truth, reference_contexts: JSON.parse(s.reference_contexts) as string[] };
 }
 
-const CSV_COLUMNS = ['user_input', 'reference', 'reference_contexts'];
+/** CSV cells hold lists as JSON arrays: pandas reads them as text that json.loads turns back into lists. */
+function csvCell(v: unknown): unknown {
+  return Array.isArray(v) ? JSON.stringify(v) : v;
+}
 
-/** Writes the export in batches of rows; returns how many samples were written. */
-export function writeExport(queries: SampleQueries, filter: SampleFilter, format: ExportFormat, write: (chunk: string) => void): number {
-  let after = 0, n = 0;
-  if (format === 'ragas-csv') write(stringify([CSV_COLUMNS]));
-  for (;;) {
-    const rows = queries.batchAfter(filter, after, BATCH);
-    if (!rows.length) break;
-    if (format === 'ragas-jsonl') {
-      write(rows.map((r) => JSON.stringify(ragasRecord(r))).join('\n') + '\n');
-    } else {
-      write(stringify(rows.map((r) => {
-        const rec = ragasRecord(r);
-        return [rec.user_input, rec.reference, JSON.stringify(rec.reference_contexts)];
-      })));
+/** Writes the export in batches; returns how many records (samples or responses) were written. */
+export function writeExport(src: ExportSource, opts: ExportOptions, format: ExportFormat, write: (chunk: string) => void): number {
+  if (format === 'goldset-jsonl') return writeGoldsetJsonl(src.db, opts.datasetId, write);
+  const status = opts.status === 'approved' ? 'approved' : undefined;
+  let n = 0;
+  if (opts.responses) {
+    const columns = ['user_input', 'retrieved_contexts', 'response', 'reference', 'reference_contexts', 'system', ...src.criteria.map((c) => `human.${c.name}`)];
+    if (format === 'ragas-csv') write(stringify([columns]));
+    for (const rows of responseExportRows(src.db, opts.datasetId, src.criteria, status)) {
+      if (format === 'ragas-jsonl') write(rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      else write(stringify(rows.map((r) => columns.map((c) => csvCell((r as unknown as Record<string, unknown>)[c])))));
+      n += rows.length;
     }
+    return n;
+  }
+  const filter: SampleFilter = { datasetId: opts.datasetId, status };
+  if (format === 'ragas-csv') write(stringify([['user_input', 'reference', 'reference_contexts']]));
+  let after = 0;
+  for (;;) {
+    const rows = src.samples.batchAfter(filter, after, BATCH);
+    if (!rows.length) break;
+    if (format === 'ragas-jsonl') write(rows.map((r) => JSON.stringify(ragasRecord(r))).join('\n') + '\n');
+    else write(stringify(rows.map((r) => { const rec = ragasRecord(r); return [rec.user_input, rec.reference, csvCell(rec.reference_contexts)]; })));
     n += rows.length;
     after = rows[rows.length - 1]!.id;
   }

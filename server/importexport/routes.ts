@@ -22,6 +22,7 @@ const ImportForm = z.object({
 const ExportQuery = z.object({
   format: z.enum(EXPORT_FORMATS).catch('ragas-jsonl'),
   status: z.enum(['approved', 'all']).catch('approved'),
+  responses: z.literal('1').optional().catch(undefined),
 });
 
 export function importExportRoutes(app: AppContext): Router {
@@ -74,9 +75,12 @@ export function importExportRoutes(app: AppContext): Router {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const q = ExportQuery.parse(req.query);
-    const filename = `goldset-${dataset.id}-${q.status}.${EXTENSIONS[q.format]}`;
+    const responses = q.responses === '1';
+    const filename = q.format === 'goldset-jsonl' ? `goldset-${dataset.id}.${EXTENSIONS[q.format]}`
+      : `goldset-${dataset.id}-${q.status}${responses ? '-responses' : ''}.${EXTENSIONS[q.format]}`;
     res.type(CONTENT_TYPES[q.format]).attachment(filename);
-    writeExport(samples.queries, { datasetId: dataset.id, status: q.status === 'approved' ? 'approved' : undefined }, q.format, (chunk) => res.write(chunk));
+    writeExport({ db: app.db, samples: samples.queries, criteria: app.criteria.forDataset(dataset.id) },
+      { datasetId: dataset.id, status: q.status, responses }, q.format, (chunk) => res.write(chunk));
     res.end();
   });
 

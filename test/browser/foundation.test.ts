@@ -260,15 +260,11 @@ describe('goldset in a browser', () => {
   });
 });
 
-// Console errors caused by known bugs, each pinned by an `it.fails` test below. Remove both once fixed.
-const KNOWN_CONSOLE_ERRORS = [
-  /^console on \S+\/datasets: Applying inline style violates the following Content Security Policy/,
-  /Failed to load resource: the server responded with a status of 404 \(Not Found\) \(\S+\/favicon\.ico\)$/,
-];
+// Console errors of known, accepted causes; none at the moment.
+const KNOWN_CONSOLE_ERRORS: RegExp[] = [];
 
-// Known bugs, written as the behaviour we want and marked `it.fails` so the suite stays green
-// while they exist. When one starts "failing", the bug is fixed: change `it.fails` to `it`.
-describe('known bugs', () => {
+// Behaviour that once was broken: live filtering, focus staying in the search box, the review meter.
+describe('search and review meter', () => {
   let app: TestApp;
   let browser: Browser;
   let page: Page;
@@ -298,7 +294,7 @@ describe('known bugs', () => {
 
   // views/pages/dataset.tsx FilterBar: htmx 4 reads `from:find input` as from:"find" plus a stray
   // `input` flag, so no listener is attached; it needs `from:"find input"` (quoted).
-  it.fails('the sample list filters while typing in the search box, without Enter', async () => {
+  it('the sample list filters while typing in the search box, without Enter', async () => {
     await page.goto(datasetUrl);
     await page.getByRole('searchbox').click();
     await page.keyboard.type('remote');
@@ -307,7 +303,7 @@ describe('known bugs', () => {
 
   // public/app.js: the htmx:after:swap handler focuses [data-focus-after-swap] after *every* swap,
   // so refreshing the list moves the cursor from the search box into the quick-add question.
-  it.fails('filtering the list leaves the cursor in the search box', async () => {
+  it('filtering the list leaves the cursor in the search box', async () => {
     await page.goto(datasetUrl);
     await page.getByRole('searchbox').click();
     await page.keyboard.type('remote');
@@ -318,7 +314,7 @@ describe('known bugs', () => {
 
   // views/pages/datasets.tsx: the review meter sets its bar widths with style="", which the CSP
   // (style-src 'self') blocks, so the bar always looks empty.
-  it.fails('the review meter on the datasets list shows approved samples', async () => {
+  it('the review meter on the datasets list shows approved samples', async () => {
     const id = Number(datasetUrl.split('/').pop());
     const first = app.ctx.samples.queries.list({ datasetId: id }, { limit: 1, offset: 0 }).rows[0]!;
     app.ctx.db.prepare("UPDATE sample SET status = 'approved' WHERE id = ?").run(first.id);

@@ -30,18 +30,22 @@ export function UsersPage({ ctx, users, values = {}, errors, inviteLink }: {
             <tr key={u.id} class={u.disabled ? 'muted' : ''}>
               <td>{u.email}</td>
               <td>{u.name}</td>
-              <td colSpan={3}>
-                <form method="post" action={`/admin/users/${u.id}`} class="inline-form">
+              <td>
+                <label class="sr-only" for={`role-${u.id}`}>{t('field.role')}</label>
+                <select id={`role-${u.id}`} name="role" form={`user-${u.id}`}>
+                  {ROLES.map((r) => <option value={r} selected={u.role === r}>{t(`role.${r}`)}</option>)}
+                </select>
+              </td>
+              <td>
+                <span class="checkbox">
+                  <input id={`disabled-${u.id}`} type="checkbox" name="disabled" value="1" checked={u.disabled === 1} form={`user-${u.id}`} />
+                  <label for={`disabled-${u.id}`}>{t('users.disabled')}</label>
+                </span>
+                {u.password_hash === null && <span class="badge">{t('users.invited')}</span>}
+              </td>
+              <td>
+                <form method="post" action={`/admin/users/${u.id}`} id={`user-${u.id}`} class="inline-form">
                   <Csrf token={ctx.csrfToken} />
-                  <label class="sr-only" for={`role-${u.id}`}>{t('field.role')}</label>
-                  <select id={`role-${u.id}`} name="role">
-                    {ROLES.map((r) => <option value={r} selected={u.role === r}>{t(`role.${r}`)}</option>)}
-                  </select>
-                  <span class="checkbox">
-                    <input id={`disabled-${u.id}`} type="checkbox" name="disabled" value="1" checked={u.disabled === 1} />
-                    <label for={`disabled-${u.id}`}>{t('users.disabled')}</label>
-                  </span>
-                  {u.password_hash === null && <span class="badge">{t('users.invited')}</span>}
                   <button type="submit" class="btn small">{t('action.save')}</button>
                 </form>
               </td>

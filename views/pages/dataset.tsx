@@ -46,7 +46,7 @@ export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; d
   const pages = Math.max(1, Math.ceil(list.total / state.pageSize));
   return (
     <div id="sample-list" aria-live="polite" hx-get={listUrl(dataset.id, state, state.page)} hx-trigger="samples-changed from:body" hx-swap="outerHTML">
-      <p class="sub">{t('samples.count', { n: list.total })}</p>
+      <p class="sub">{list.total === 1 ? t('samples.count_one') : t('samples.count', { n: list.total })}</p>
       {list.rows.length === 0 ? <p class="empty-row">{t('samples.none')}</p> : (
         <table class="table samples">
           <thead>
@@ -132,7 +132,7 @@ export function FilterBar({ ctx, dataset, list, state }: { ctx: PageContext; dat
   return (
     <form class="filters" method="get" action={`/datasets/${dataset.id}`} role="search"
       hx-get={`/datasets/${dataset.id}`} hx-target="#sample-list" hx-swap="outerHTML" hx-push-url="true"
-      hx-trigger="input changed delay:300ms from:find input, change from:find select, submit">
+      hx-trigger={'input changed delay:300ms from:"find input", change from:"findAll select", submit'}>
       <label class="sr-only" for="f-q">{t('samples.search')}</label>
       <input id="f-q" type="search" name="q" value={state.q} placeholder={t('samples.search_placeholder')} data-hotkey="/" />
       <label class="sr-only" for="f-status">{t('field.status')}</label>

@@ -87,7 +87,9 @@ export function ExportPage({ ctx, dataset }: { ctx: PageContext; dataset: Datase
             <legend>{t('export.format')}</legend>
             <div class="field checkbox"><input type="radio" id="fmt-jsonl" name="format" value="ragas-jsonl" checked /><label for="fmt-jsonl">{t('export.ragas_jsonl')}</label></div>
             <div class="field checkbox"><input type="radio" id="fmt-csv" name="format" value="ragas-csv" /><label for="fmt-csv">{t('export.ragas_csv')}</label></div>
+            <div class="field checkbox"><input type="radio" id="fmt-goldset" name="format" value="goldset-jsonl" /><label for="fmt-goldset">{t('export.goldset_jsonl')}</label></div>
           </fieldset>
+          <div class="field checkbox"><input type="checkbox" id="f-responses" name="responses" value="1" /><label for="f-responses">{t('export.with_responses')}</label></div>
           <fieldset>
             <legend>{t('export.status')}</legend>
             <div class="field checkbox"><input type="radio" id="st-approved" name="status" value="approved" checked /><label for="st-approved">{t('export.status_approved')}</label></div>

@@ -14,6 +14,7 @@ export interface SampleFormValues { question: string; ground_truth: string; refe
 export interface HistoryEntry { version: number; snapshot: Snapshot; editor_email: string | null; edited_at: string }
 
 const FIELDS = ['question', 'ground_truth', 'reference_contexts', 'tags', 'source', 'notes', 'status'] as const;
+const FIELD_KEYS = Object.fromEntries(FIELDS.map((f) => [`field.${f}`, true]));
 
 export function formValues(row: SampleRow): SampleFormValues {
   return {
@@ -143,6 +144,7 @@ function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow
 }
 
 export function AuditList({ ctx, events }: { ctx: PageContext; events: AuditRow[] }) {
+  const fieldName = (key: string) => (`field.${key}` in FIELD_KEYS ? ctx.t(`field.${key}` as 'field.question') : key);
   const { t } = ctx;
   return (
     <table class="table audit">
@@ -153,7 +155,7 @@ export function AuditList({ ctx, events }: { ctx: PageContext; events: AuditRow[
             <td class="sub nowrap">{e.at.slice(0, 19).replace('T', ' ')}</td>
             <td>{e.actor_email ?? t('audit.system')}</td>
             <td><span class="badge">{e.entity_type}</span> {e.entity_id !== null && e.entity_type === 'sample' ? <a href={`/samples/${e.entity_id}`}>#{e.entity_id}</a> : e.entity_id !== null ? `#${e.entity_id}` : ''} {e.action}</td>
-            <td><AuditChange before={e.before} after={e.after} /></td>
+            <td><AuditChange before={e.before} after={e.after} fieldName={fieldName} /></td>
           </tr>
         ))}
       </tbody>
@@ -161,13 +163,16 @@ export function AuditList({ ctx, events }: { ctx: PageContext; events: AuditRow[
   );
 }
 
-function AuditChange({ before, after }: { before: string | null; after: string | null }) {
+const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+
+function AuditChange({ before, after, fieldName }: { before: string | null; after: string | null; fieldName: (key: string) => string }) {
   const b = before ? (JSON.parse(before) as Record<string, unknown>) : {};
   const a = after ? (JSON.parse(after) as Record<string, unknown>) : {};
-  const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])];
+  // Fields empty on both sides (e.g. notes never written) say nothing about the change.
+  const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((f) => !(isEmpty(b[f]) && isEmpty(a[f])));
   const changes = diffSnapshots(b, a, fields);
   if (!changes.length) return <span class="sub">—</span>;
-  return <dl class="kv compact">{changes.map((c) => <><dt>{c.field}</dt><dd><Diff parts={c.parts} /></dd></>)}</dl>;
+  return <dl class="kv compact">{changes.map((c) => <><dt>{fieldName(c.field)}</dt><dd><Diff parts={c.parts} /></dd></>)}</dl>;
 }
 
 export function SamplePage({ ctx, dataset, sample, values, history, audit, errors, conflict }: {
@@ -180,7 +185,7 @@ export function SamplePage({ ctx, dataset, sample, values, history, audit, error
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / #{sample.id}</nav>
       <div class="split">
         <div>
-          <h1 class="sr-only">{t('samples.sample', { id: sample.id })}</h1>
+          <h1>{t('samples.sample', { id: sample.id })} <StatusBadge status={sample.status} label={t(`status.${sample.status}`)} /></h1>
           <SampleForm ctx={ctx} sample={sample} values={values} errors={errors} conflict={conflict} />
           <History ctx={ctx} sample={sample} history={history} />
         </div>
