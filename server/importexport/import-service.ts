@@ -88,12 +88,20 @@ export function importService(db: DB, audit: AuditQueries, deps: { datasets: Dat
     WHERE st.import_id = @id AND json_extract(st.payload, '$.hash') IS NOT NULL ORDER BY st.line
     ON CONFLICT (sample_id, content_hash) DO NOTHING`);
 
+  /** Only what the final statements read, under the same JSON paths: small rows keep staging cheap. */
+  function stagedPayload(s: Staged): string {
+    const { sample, response, labels } = s.row;
+    const meta = response ? Object.fromEntries(Object.entries(response.metadata).filter(([, v]) => v !== null)) : null;
+    return JSON.stringify({ key: s.key, hash: s.hash, meta, row: {
+      sample: { question: sample.question, ground_truth: sample.ground_truth, reference_contexts: sample.reference_contexts,
+        tags: sample.tags, source: sample.source, notes: sample.notes },
+      response: response && { system: response.system, answer: response.answer, retrieved_contexts: response.retrieved_contexts },
+      labels } });
+  }
+
   function stageBatch(importId: string, batch: Staged[]): void {
     db.transaction(() => {
-      for (const s of batch) {
-        const meta = s.row.response ? Object.fromEntries(Object.entries(s.row.response.metadata).filter(([, v]) => v !== null)) : null;
-        stage.run(importId, s.line, JSON.stringify({ key: s.key, hash: s.hash, meta, row: s.row }));
-      }
+      for (const s of batch) stage.run(importId, s.line, stagedPayload(s));
     })();
   }
 
