@@ -20,6 +20,16 @@
 
   document.addEventListener('change', function (e) {
     if (e.target.matches && e.target.matches('select[data-autosubmit]')) e.target.form.requestSubmit();
+    // Judge settings: a provider preset fills in its usual address and models.
+    if (e.target.matches && e.target.matches('select[data-preset-select]')) {
+      var o = e.target.selectedOptions[0];
+      if (!o || !o.dataset.baseUrl) return;
+      var form = e.target.form;
+      form.elements.base_url.value = o.dataset.baseUrl;
+      if (o.dataset.chatModel) form.elements.chat_model.value = o.dataset.chatModel;
+      if (o.dataset.embeddingModel) form.elements.embedding_model.value = o.dataset.embeddingModel;
+      form.elements.structured_output.value = o.dataset.structured;
+    }
   });
 
   document.addEventListener('focusin', function (e) {
@@ -42,8 +52,14 @@
     return 0;
   }
   function resetWorkspace() { current = firstUnanswered(); markCurrent(); }
-  document.addEventListener('DOMContentLoaded', resetWorkspace);
-  document.addEventListener('htmx:after:swap', resetWorkspace);
+  // Only a new item resets the current criterion; the "Draft saved" swap must not move it.
+  var shownWorkspace = null;
+  function resetIfNewWorkspace() {
+    var ws = document.getElementById('workspace');
+    if (ws !== shownWorkspace) { shownWorkspace = ws; resetWorkspace(); }
+  }
+  document.addEventListener('DOMContentLoaded', resetIfNewWorkspace);
+  document.addEventListener('htmx:after:swap', resetIfNewWorkspace);
   document.addEventListener('focusin', function (e) {
     var f = e.target.closest && e.target.closest('#workspace fieldset.criterion');
     if (f) { current = criteria().indexOf(f); markCurrent(); }
@@ -52,6 +68,8 @@
     var ws = document.getElementById('workspace');
     if (!ws || !document.getElementById('label-form')) return;
     var el = e.target;
+    if (ws.querySelector('dialog[open]')) return;
+    if (e.key === 'Enter' && el.closest && el.closest('button, a[href], summary')) return;
     var typing = /^(TEXTAREA|SELECT)$/.test(el.tagName) || (el.tagName === 'INPUT' && /^(text|number|search)$/.test(el.type));
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (typing) {
@@ -75,18 +93,19 @@
       }
       return;
     }
-    if (e.key === 'j' || e.key === 'k') {
+    var key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (key === 'j' || key === 'k') {
       e.preventDefault();
-      current = Math.max(0, Math.min(list.length - 1, current + (e.key === 'j' ? 1 : -1)));
+      current = Math.max(0, Math.min(list.length - 1, current + (key === 'j' ? 1 : -1)));
       markCurrent();
-      var focusable = list[current] && list[current].querySelector('input:checked, input');
+      var focusable = list[current] && (list[current].querySelector('input:checked') || list[current].querySelector('input'));
       if (focusable) focusable.focus();
       return;
     }
-    if (e.key === 'Enter') { e.preventDefault(); document.getElementById('label-form').requestSubmit(); return; }
-    if (e.key === 's') { var skip = ws.querySelector('[data-hotkey="s"]'); if (skip) { e.preventDefault(); skip.click(); } return; }
-    if (e.key === 'b') { e.preventDefault(); history.back(); return; }
-    if (e.key === 'r') { e.preventDefault(); document.getElementById('f-rationale').focus(); return; }
+    if (key === 'Enter') { e.preventDefault(); document.getElementById('label-form').requestSubmit(); return; }
+    if (key === 's') { var skip = ws.querySelector('[data-hotkey="s"]'); if (skip) { e.preventDefault(); skip.click(); } return; }
+    if (key === 'b') { e.preventDefault(); history.back(); return; }
+    if (key === 'r') { e.preventDefault(); document.getElementById('f-rationale').focus(); return; }
     if (e.key === '?') { e.preventDefault(); var d = document.getElementById('keys-help'); if (d && !d.open) d.showModal(); }
   });
   document.addEventListener('click', function (e) {

@@ -12,6 +12,10 @@ import { criterionService } from './criteria/service.ts';
 import { labelService } from './labels/service.ts';
 import { responseQueries } from './responses/queries.ts';
 import { tokenService } from './api/tokens.ts';
+import { judgeSettings } from './judge/settings.ts';
+import { promptStore } from './judge/prompt-store.ts';
+import { metricRegistry } from './judge/registry.ts';
+import { runManager } from './judge/runner.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -19,6 +23,9 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const samples = sampleService(db, audit);
   const criteria = criterionService(db, audit);
   const labels = labelService(db, audit);
+  const settings = judgeSettings(db, config, audit);
+  const prompts = promptStore(db, audit);
+  const registry = metricRegistry(db);
   return {
     db, config, log, audit,
     users: userService(db, audit),
@@ -29,6 +36,10 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     responses: responseQueries(db),
     imports: importService(db, audit, { datasets, criteria, labels }),
     tokens: tokenService(db, audit),
+    judgeSettings: settings,
+    prompts,
+    registry,
+    runner: runManager(db, log, audit, { settings, prompts, registry }),
     sessionStore: new SqliteSessionStore(db),
   };
 }

@@ -22,6 +22,9 @@ import { labelRoutes } from './labels/routes.ts';
 import { adjudicationRoutes } from './labels/adjudication-routes.ts';
 import { apiRoutes } from './api/routes.ts';
 import { agreementRoutes } from './agreement/routes.ts';
+import { judgeSettingsRoutes } from './judge/settings-routes.ts';
+import { runRoutes } from './judge/run-routes.ts';
+import { metricRoutes } from './judge/metric-routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -105,6 +108,9 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(labelRoutes(ctx));
   app.use(adjudicationRoutes(ctx));
   app.use(agreementRoutes(ctx));
+  app.use(judgeSettingsRoutes(ctx));
+  app.use(runRoutes(ctx));
+  app.use(metricRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 

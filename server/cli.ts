@@ -10,6 +10,7 @@ import { detectFormat, type ImportFormat } from './io/read.ts';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from './importexport/export.ts';
 import { loadExampleData } from './datasets/example.ts';
 import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
+import { cmdScore, ScoreUsageError } from './judge/cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { UserError } from './users/service.ts';
 import { translator } from './i18n/index.ts';
@@ -18,7 +19,7 @@ const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
   import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|goldset]
-         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...]
+         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...] [--run NAME]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
         from a Ragas-style file into a dataset, creating it if needed
   export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
@@ -26,6 +27,8 @@ commands:
         goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
+  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME]
+        score responses with a metric; the same --run name resumes an unfinished run
   agreement --dataset NAME --criterion NAME
         inter-expert agreement of one criterion (Krippendorff's alpha, Fleiss' and pairwise Cohen's kappa)
   example                          load the bilingual example datasets
@@ -71,9 +74,10 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   if (!format || !['csv', 'jsonl', 'json'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json');
   const { dataset, created } = ctx.datasets.ensure(null, name, language);
   const annotatorId = o.annotator ? annotatorFor(ctx, String(o.annotator)) : undefined;
-  const result = await ctx.imports.importFile(null, dataset.id, file, { format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']) });
+  const result = await ctx.imports.importFile(null, dataset.id, file, { format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined });
   if (!result.ok) {
     if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
+    if (result.scoreError) throw new UsageError(result.scoreError);
     const lines = result.labelErrors
       ? result.labelErrors.map((e) => `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'`)
       : result.errors.map((e) => e.message);
@@ -85,12 +89,13 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   out.print(`imported ${result.rows} rows into "${dataset.name}": ${result.created} new samples, ${result.matched} matched existing` +
     `, ${result.responsesCreated} new responses, ${result.labels} labels` +
     (result.criteriaCreated.length ? `; created criteria: ${result.criteriaCreated.join(', ')}` : '') +
-    (result.scoreColumns.length ? `; score columns not imported: ${result.scoreColumns.join(', ')}` : '') +
+    (result.scoreRuns.length ? `; scores imported as run "${o.run}": ${result.scoreRuns.map((r) => `${r.metric} (${r.scored} scored, ${r.missing} without score)`).join(', ')}`
+      : result.scoreColumns.length ? `; score columns not imported (give --run NAME): ${result.scoreColumns.join(', ')}` : '') +
     (result.differs.length ? `; ${result.differs.length} rows differ from existing samples (kept): rows ${result.differs.slice(0, 20).join(', ')}` : '') +
     (result.ignoredColumns.length ? `; ignored columns: ${result.ignoredColumns.join(', ')}` : ''),
   { ok: true, dataset: dataset.name, dataset_id: dataset.id, dataset_created: created, rows: result.rows, created: result.created, matched: result.matched,
     differs: result.differs, responses_created: result.responsesCreated, responses_matched: result.responsesMatched, labels: result.labels,
-    criteria_created: result.criteriaCreated, labels_without_answer: result.labelsWithoutAnswer, score_columns: result.scoreColumns, ignored_columns: result.ignoredColumns });
+    criteria_created: result.criteriaCreated, labels_without_answer: result.labelsWithoutAnswer, score_columns: result.scoreColumns, score_runs: result.scoreRuns, ignored_columns: result.ignoredColumns });
   return 0;
 }
 
@@ -176,7 +181,8 @@ async function main(argv: string[]): Promise<number> {
     options: {
       dataset: { type: 'string' }, language: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
       status: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' },
-      criterion: { type: 'string' }, annotator: { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
+      criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string' }, metric: { type: 'string' },
+      'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -194,6 +200,7 @@ async function main(argv: string[]): Promise<number> {
       case 'user': return await cmdUser(ctx, rest, o, out);
       case 'backup': return await cmdBackup(db, rest, out);
       case 'agreement': return await cmdAgreement(ctx, o, out);
+      case 'score': return await cmdScore(ctx, o, out);
       case 'example': {
         const ids = loadExampleData(ctx, null);
         out.print(ids.length ? `created ${ids.length} example datasets` : 'the example datasets exist already', { ok: true, created: ids });
@@ -208,7 +215,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   const json = process.argv.includes('--json');
-  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ ok: false, error: message }));
   else console.error(`goldset: ${message}`);

@@ -27,6 +27,8 @@ function start(): void {
     throw err;
   }
   const ctx = createAppContext(db, config, log);
+  const resumed = ctx.runner.resumeUnfinished();
+  if (resumed.length) log.info('runs.resumed', { runs: resumed });
   const server = createApp(ctx).listen(config.port, config.host, () => {
     log.info('server.listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, db: config.dbFile });
   });

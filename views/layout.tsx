@@ -42,6 +42,7 @@ export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title
               <NavLink href="/datasets" current={ctx.path}>{t('nav.datasets')}</NavLink>
               {user.role === 'admin' && <NavLink href="/audit" current={ctx.path}>{t('nav.audit')}</NavLink>}
               {user.role === 'admin' && <NavLink href="/admin/users" current={ctx.path}>{t('nav.users')}</NavLink>}
+              {user.role === 'admin' && <NavLink href="/settings/judge" current={ctx.path}>{t('nav.judge')}</NavLink>}
               <NavLink href="/tokens" current={ctx.path}>{t('nav.tokens')}</NavLink>
             </nav>
           )}

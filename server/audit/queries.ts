@@ -1,7 +1,8 @@
 // The append-only audit log: who changed what, when, from what to what.
 import type { DB } from '../db/connection.ts';
 
-export type EntityType = 'sample' | 'dataset' | 'user' | 'import' | 'api_token' | 'response' | 'criterion' | 'label' | 'adjudication';
+export type EntityType = 'sample' | 'dataset' | 'user' | 'import' | 'api_token' | 'response' | 'criterion' | 'label' | 'adjudication'
+  | 'judge_setting' | 'prompt' | 'metric' | 'run';
 
 export interface AuditInput {
   actorId: number | null;

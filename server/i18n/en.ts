@@ -1,8 +1,10 @@
 // English messages. zh.ts must have exactly the same keys (the type checker enforces it).
 import { enLabelling } from './en-labelling.ts';
+import { enJudge } from './en-judge.ts';
 
 export const en = {
   ...enLabelling,
+  ...enJudge,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

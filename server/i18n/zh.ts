@@ -1,9 +1,11 @@
 // 简体中文 messages: the same keys as en.ts, checked by the type system.
 import type { MessageKey } from './en.ts';
 import { zhLabelling } from './zh-labelling.ts';
+import { zhJudge } from './zh-judge.ts';
 
 export const zh: Record<MessageKey, string> = {
   ...zhLabelling,
+  ...zhJudge,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

@@ -14,6 +14,7 @@ import type { ImportRow } from '../io/schema.ts';
 import { questionKey } from '../samples/queries.ts';
 import { responseHash } from '../responses/queries.ts';
 import { LabelImportAbort, resolveCriteria, writeLabels, type LabelImportError } from './import-labels.ts';
+import { ScoreImportAbort, writeScoreRuns, type ImportedRun } from './import-scores.ts';
 
 const BATCH = 2000;
 const MAX_ERRORS = 50;
@@ -32,6 +33,8 @@ export interface ImportSummary {
   /** Rows with expert labels but no answer: a label is about an answer, so these were not imported. */
   labelsWithoutAnswer: number;
   scoreColumns: string[];
+  /** Runs created (or added to) from the score columns, when a run name was given. */
+  scoreRuns: ImportedRun[];
   ignoredColumns: string[];
 }
 export interface ImportFailure {
@@ -42,6 +45,8 @@ export interface ImportFailure {
   labelErrors?: LabelImportError[];
   /** The file has expert labels but nobody was named as their author. */
   needsAnnotator?: boolean;
+  /** Why the file's judge scores could not be imported. */
+  scoreError?: string;
 }
 export type ImportResult = ImportSummary | ImportFailure;
 
@@ -51,6 +56,8 @@ export interface ImportOptions {
   /** Author of the file's `human.<criterion>` labels. */
   annotatorId?: number | undefined;
   criterionTypes?: Record<string, CriterionKind> | undefined;
+  /** Name of the run that the file's metric-score columns become (one run row per metric). */
+  runName?: string | undefined;
 }
 
 interface Staged { key: string; hash: string | null; line: number; row: ImportRow }
@@ -96,7 +103,7 @@ export function importService(db: DB, audit: AuditQueries, deps: { datasets: Dat
       sample: { question: sample.question, ground_truth: sample.ground_truth, reference_contexts: sample.reference_contexts,
         tags: sample.tags, source: sample.source, notes: sample.notes },
       response: response && { system: response.system, answer: response.answer, retrieved_contexts: response.retrieved_contexts },
-      labels } });
+      labels, scores: s.row.scores } });
   }
 
   function stageBatch(importId: string, batch: Staged[]): void {
@@ -158,10 +165,12 @@ export function importService(db: DB, audit: AuditQueries, deps: { datasets: Dat
             labels = writeLabels(db, importId, datasetId, options.annotatorId!, criteria);
             deps.labels.recount(datasetId);
           }
+          const scoreRuns = options.runName && scoreColumns.size
+            ? writeScoreRuns(db, importId, datasetId, options.runName, [...scoreColumns], actorId) : [];
           deps.datasets.queries.touch(datasetId);
           const summary: ImportSummary = {
             ok: true, rows, created, matched: rows - created, differs, responsesCreated, responsesMatched: withResponse - responsesCreated,
-            labels, criteriaCreated, labelsWithoutAnswer, scoreColumns: [...scoreColumns], ignoredColumns: [...ignored],
+            labels, criteriaCreated, labelsWithoutAnswer, scoreColumns: [...scoreColumns], scoreRuns, ignoredColumns: [...ignored],
           };
           audit.record({ actorId, entityType: 'import', entityId: null, datasetId, action: 'import', after: {
             file: options.filename ?? null, rows, samples_created: created, responses_created: responsesCreated, labels,
@@ -170,6 +179,7 @@ export function importService(db: DB, audit: AuditQueries, deps: { datasets: Dat
         })();
       } catch (err) {
         if (err instanceof LabelImportAbort) return { ok: false, errors: [], totalErrors: err.errors.length, rows, labelErrors: err.errors };
+        if (err instanceof ScoreImportAbort) return { ok: false, errors: [], totalErrors: 1, rows, scoreError: err.message };
         throw err;
       } finally {
         clear.run(importId);

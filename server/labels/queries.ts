@@ -42,7 +42,7 @@ export function labelQueries(db: DB) {
     insertAnnotation: db.prepare(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state, rationale, corrected_answer, submitted_at)
       VALUES (@response_id, @dataset_id, @annotator_id, @state, @rationale, @corrected_answer, @submitted_at)`),
     updateAnnotation: db.prepare(`UPDATE annotation SET state = @state, rationale = @rationale, corrected_answer = @corrected_answer,
-      submitted_at = @submitted_at, version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+      submitted_at = @submitted_at, version = version + @bump, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
       WHERE id = @id AND version = @version`),
     labelsOf: db.prepare<[number], LabelValueRow>('SELECT * FROM label WHERE annotation_id = ?'),
     deleteLabels: db.prepare<[number]>('DELETE FROM label WHERE annotation_id = ?'),

@@ -69,7 +69,8 @@ export function labelService(db: DB, audit: AuditQueries) {
       const nextState = existing?.state === 'submitted' ? 'submitted' : state;
       let id: number;
       if (existing) {
-        const changed = q.updateAnnotation.run({ id: existing.id, version: existing.version, state: nextState, rationale: input.rationale,
+        // Only submissions advance the version: autosaved drafts must not make the open form stale.
+        const changed = q.updateAnnotation.run({ id: existing.id, version: existing.version, bump: state === 'submitted' ? 1 : 0, state: nextState, rationale: input.rationale,
           corrected_answer: input.corrected_answer, submitted_at: nextState === 'submitted' ? submittedAt ?? existing.submitted_at : null }).changes;
         if (changed === 0) throw new LabelConflict(q.mine.get(response.id, user.id)!);
         id = existing.id;

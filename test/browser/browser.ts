@@ -32,3 +32,16 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/**
+ * Like screenshot(), but leaves the page as it was: Playwright hides the text caret by setting an
+ * inline caret-color on every input and textarea and leaves an empty style="" behind, which htmx 4
+ * copies onto the elements it swaps in, and the CSP (style-src 'self') reports that as an error.
+ * Use this on pages the test goes on working in.
+ */
+export async function screenshotLive(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true, caret: 'initial' });
+  return file;
+}

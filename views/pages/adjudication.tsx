@@ -6,6 +6,8 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import { choices } from '../../server/criteria/values.ts';
+import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
+import { Highlighted } from './label.tsx';
 import type { AdjudicationRow, AnnotationRow, DisagreementRow, LabelValueRow } from '../../server/labels/queries.ts';
 
 export interface Slot { criterion: Criterion; contextIndex: number; values: { annotator: string; value: string }[]; gold: string | null; adjudication: AdjudicationRow | undefined }
@@ -21,6 +23,7 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
 }) {
   const { t } = ctx;
   const contexts = JSON.parse(response.retrieved_contexts) as string[];
+  const terms = highlightTerms(response.question, response.ground_truth);
   return (
     <Layout ctx={ctx} title={t('response.title', { id: response.id })} wide>
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / <a href={`/datasets/${dataset.id}/disagreements`}>{t('disagree.title')}</a> / #{response.id}</nav>
@@ -64,7 +67,8 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
                               {s.criterion.kind === 'numeric'
                                 ? <input id={`${id}-v`} name="value" type="number" min="0" max="1" step="0.05" value={s.adjudication?.value ?? s.gold ?? ''} />
                                 : (
-                                  <select id={`${id}-v`} name="value">
+                                  <select id={`${id}-v`} name="value" required>
+                                    {(s.adjudication?.value ?? s.gold) === null && <option value="" selected disabled>—</option>}
                                     {choices(s.criterion).map((o) => <option value={o.value} selected={(s.adjudication?.value ?? s.gold) === o.value}>{o.label}</option>)}
                                   </select>
                                 )}
@@ -96,7 +100,7 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
         </div>
         <aside class="card">
           <h2>{t('field.retrieved_contexts')}</h2>
-          <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text">{c}</p></li>)}</ol>
+          <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text"><Highlighted segments={highlight(c, terms)} /></p></li>)}</ol>
         </aside>
       </div>
     </Layout>

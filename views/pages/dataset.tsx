@@ -170,6 +170,8 @@ function LabellingBar({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetR
         <a class="btn small" href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a>
         {s.canAdjudicate && <a class="btn small" href={`/datasets/${dataset.id}/disagreements`}>{t('disagree.title')}</a>}
         <a class="btn small" href={`/datasets/${dataset.id}/agreement`}>{t('agreement.title')}</a>
+        <a class="btn small" href={`/datasets/${dataset.id}/runs`}>{t('runs.title')}</a>
+        <a class="btn small" href={`/datasets/${dataset.id}/metrics`}>{t('metrics.title')}</a>
         {ctx.user?.role === 'admin' && <a class="btn ghost small" href={`/datasets/${dataset.id}/assignment`}>{t('assign.title')}</a>}
       </div>
     </section>

@@ -27,7 +27,8 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
           {s.labels > 0 && <p>{t('import.labels', { n: s.labels })}</p>}
           {s.criteriaCreated.length > 0 && <p>{t('import.criteria_created', { names: s.criteriaCreated.join(', ') })}</p>}
           {s.labelsWithoutAnswer > 0 && <p>{t('import.labels_without_answer', { n: s.labelsWithoutAnswer })}</p>}
-          {s.scoreColumns.length > 0 && <p class="sub">{t('import.score_columns', { columns: s.scoreColumns.join(', ') })}</p>}
+          {s.scoreRuns.map((r) => <p><a href={`/runs/${r.run_id}`}>{t('import.score_run', { run: r.run, metric: r.metric, scored: r.scored, missing: r.missing })}</a></p>)}
+          {s.scoreColumns.length > 0 && s.scoreRuns.length === 0 && <p class="sub">{t('import.score_columns', { columns: s.scoreColumns.join(', ') })}</p>}
           {s.ignoredColumns.length > 0 && <p class="sub">{t('import.ignored_columns', { columns: s.ignoredColumns.join(', ') })}</p>}
           <p><a class="btn small" href={`/datasets/${dataset.id}`}>{dataset.name} →</a></p>
         </div>
@@ -58,6 +59,9 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
               </select>
             </Field>
           </div>
+          <Field name="run" label={t('import.run_name')} errors={formErrors} hint={t('import.run_name_hint')}>
+            <input id="f-run" name="run" maxLength={80} />
+          </Field>
           {ctx.user?.role === 'admin' && (
             <Field name="annotator" label={t('import.annotator')} errors={formErrors} hint={t('import.annotator_hint')}>
               <select id="f-annotator" name="annotator">

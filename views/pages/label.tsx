@@ -148,6 +148,8 @@ export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; i
             <tr><td><Kbd>S</Kbd></td><td>{t('label.key_skip')}</td></tr>
             <tr><td><Kbd>B</Kbd></td><td>{t('label.key_back')}</td></tr>
             <tr><td><Kbd>R</Kbd></td><td>{t('label.key_rationale')}</td></tr>
+            <tr><td><Kbd>Esc</Kbd></td><td>{t('label.key_escape')}</td></tr>
+            <tr><td><Kbd>Ctrl</Kbd>+<Kbd>Enter</Kbd></td><td>{t('label.key_ctrl_enter')}</td></tr>
             <tr><td><Kbd>?</Kbd></td><td>{t('label.key_help')}</td></tr>
           </tbody>
         </table>

@@ -1,0 +1,116 @@
+// HTTP for a dataset's metrics: prompt versions of every LLM step, custom rubric and composite metrics.
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { parseForm } from '../http/forms.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { sendDocument } from '../http/render.ts';
+import { requireRole, requireUser } from '../http/security.ts';
+import { idParam } from '../datasets/routes.ts';
+import { rubricOutputFormat } from './prompts/rubric.ts';
+import type { Language, PromptTemplate } from './types.ts';
+import { MetricsPage, type MetricView } from '../../views/pages/metrics.tsx';
+
+const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown() }));
+
+const PromptForm = z.object({
+  metric: z.string().min(1),
+  step: z.string().min(1),
+  instruction: z.string().trim().min(1, { error: 'err.required' }).max(50_000, { error: 'err.too_long' }),
+  output_format: z.string().max(20_000, { error: 'err.too_long' }).default(''),
+  examples: z.string().max(200_000, { error: 'err.too_long' }).default('[]').transform((s, c) => {
+    try { return ExampleList.parse(JSON.parse(s || '[]')); } catch { c.addIssue({ code: 'custom', message: 'err.examples_json' }); return z.NEVER; }
+  }),
+  language: z.enum(['en', 'zh']),
+  note: z.string().trim().max(500).default(''),
+});
+
+const MetricForm = z.object({
+  key: z.string().trim().min(1, { error: 'err.required' }).max(60).refine((s) => /^[\p{L}\p{N}_-]+$/u.test(s), { error: 'err.criterion_name' }),
+  kind: z.enum(['custom', 'composite']),
+  output: z.enum(['binary', 'categorical', 'scale_1_5', 'score_0_1']).default('score_0_1'),
+  instruction: z.string().trim().max(50_000).default(''),
+  categories: z.string().max(10_000).default(''),
+  components: z.string().max(10_000).default(''),
+});
+
+export function metricRoutes(app: AppContext): Router {
+  const r = Router();
+  const expert = requireRole('expert', app.log);
+  const { datasets, registry, prompts } = app;
+
+  function view(datasetId: number, language: Language): MetricView[] {
+    const keys = [...registry.builtinKeys(), ...registry.custom(datasetId).map((m) => m.key)];
+    return keys.map((key) => {
+      const metric = registry.get(datasetId, key)!;
+      const current = prompts.resolve(datasetId, metric, language);
+      return {
+        key, kind: metric.kind, custom: !registry.builtinKeys().includes(key),
+        steps: metric.steps.map((s) => ({ step: s.step, current: current[s.step]!, versions: prompts.versions(datasetId, key, s.step) })),
+      };
+    });
+  }
+
+  function page(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
+    const dataset = datasets.get(datasetId)!;
+    return MetricsPage({ ctx: pageContext(req), dataset, metrics: view(dataset.id, dataset.language), ...extra });
+  }
+
+  r.get('/datasets/:id/metrics', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    sendDocument(res, page(req, dataset.id));
+  });
+
+  r.post('/datasets/:id/prompts', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const form = parseForm(PromptForm, req.body, req.t);
+    if (!form.ok) return sendDocument(res, page(req, dataset.id, { errors: { _form: Object.values(form.errors).join(' ') } }), 422);
+    const metric = registry.get(dataset.id, form.data.metric);
+    if (!metric || !metric.steps.some((s) => s.step === form.data.step)) return sendError(req, res, 404, req.t('err.not_found'));
+    const template: PromptTemplate = { instruction: form.data.instruction, output_format: form.data.output_format, examples: form.data.examples, language: form.data.language };
+    const saved = prompts.save(req.user!.id, dataset.id, metric.key, form.data.step, template, form.data.note);
+    req.session.flash = req.t('metrics.version_saved', { n: saved.version });
+    res.redirect(303, `/datasets/${dataset.id}/metrics#m-${metric.key}`);
+  });
+
+  r.post('/datasets/:id/metrics', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const fail = (errors: Record<string, string>) => sendDocument(res, page(req, dataset.id, { values: req.body, errors }), 422);
+    const form = parseForm(MetricForm, req.body, req.t);
+    if (!form.ok) return fail(form.errors);
+    const f = form.data;
+    if (registry.get(dataset.id, f.key)) return fail({ key: req.t('err.metric_key_taken') });
+    let config: Record<string, unknown>;
+    if (f.kind === 'custom') {
+      if (!f.instruction.includes('{{answer}}')) return fail({ instruction: req.t('err.rubric_placeholder') });
+      const categories = f.categories.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).map((l) => {
+        const [value = '', score = ''] = l.split('|').map((x) => x.trim());
+        return { value, score: Number(score) };
+      });
+      if (f.output === 'categorical' && (categories.length < 2 || categories.some((c) => !c.value || !(c.score >= 0 && c.score <= 1)))) return fail({ categories: req.t('err.categories') });
+      const language = dataset.language;
+      const template: PromptTemplate = { instruction: f.instruction, output_format: rubricOutputFormat(f.output, language, categories), examples: [], language };
+      config = { prompt: { [language]: template }, output: f.output, ...(f.output === 'categorical' ? { categories } : {}) };
+    } else {
+      const components = f.components.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).map((l) => {
+        const [metric = '', weight = ''] = l.split('=').map((x) => x.trim());
+        return { metric, weight: Number(weight) };
+      });
+      if (!components.length || components.some((c) => !registry.get(dataset.id, c.metric) || !(c.weight > 0))) return fail({ components: req.t('err.components') });
+      config = { components };
+    }
+    app.db.transaction(() => {
+      const id = Number(app.db.prepare('INSERT INTO metric (dataset_id, key, kind, config, created_by) VALUES (?, ?, ?, ?, ?)')
+        .run(dataset.id, f.key, f.kind, JSON.stringify(config), req.user!.id).lastInsertRowid);
+      app.audit.record({ actorId: req.user!.id, entityType: 'metric', entityId: id, datasetId: dataset.id, action: 'create', after: { key: f.key, kind: f.kind, ...config } });
+    })();
+    if (!registry.get(dataset.id, f.key)) return fail({ _form: req.t('err.invalid') });
+    req.session.flash = req.t('metrics.created');
+    res.redirect(303, `/datasets/${dataset.id}/metrics#m-${f.key}`);
+  });
+
+  return r;
+}

@@ -1,0 +1,66 @@
+// answer_relevancy (Ragas "response relevancy"): the judge writes the question the answer replies
+// to, n = 3 times, each with a noncommittal flag; the user's question and the generated questions
+// are embedded (one request) and the score is their mean cosine similarity, set to 0 by the
+// noncommittal rule. Default rule 'any' (one noncommittal generation zeroes the score), the rule of
+// Ragas 0.1–0.3; 'all' is the rule of Ragas since PR #2327 / 0.4 (see server/metrics).
+// Calls per item: 3 chat + 1 embeddings request. Ragas 0.4 (collections) and Ragas 0.2/0.3 with an
+// LLM without the `n` parameter (e.g. Tongyi in the course) also make 3 chat calls; Ragas 0.2/0.3
+// with ChatOpenAI sends one request with n = 3, which the Judge interface cannot express.
+// The three calls differ only in `variant`, so they are distinct requests (see prompts/relevancy.ts).
+
+import { z } from 'zod';
+import { answerRelevancy, cosine } from '../../metrics/index.ts';
+import type { NoncommittalRule } from '../../metrics/index.ts';
+import { QUESTION_PROMPTS } from '../prompts/relevancy.ts';
+import type { MetricDefinition } from '../types.ts';
+import { defineMetric, f4, Verdict01 } from './pipeline.ts';
+
+export const QuestionSchema = z.object({ question: z.string(), noncommittal: Verdict01 });
+
+export interface AnswerRelevancyMetricOptions {
+  /** Number of generated questions (Ragas's `strictness`), default 3. */
+  strictness?: number;
+  rule?: NoncommittalRule;
+}
+
+export function createAnswerRelevancy(options: AnswerRelevancyMetricOptions = {}): MetricDefinition {
+  const n = options.strictness ?? 3;
+  const rule = options.rule ?? 'any';
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`strictness must be a positive integer (got ${n})`);
+
+  return defineMetric({
+    key: 'answer_relevancy',
+    kind: 'llm',
+    needs: [],
+    uses_embeddings: true,
+    steps: [{ step: 'questions', defaults: QUESTION_PROMPTS }],
+    async run(item, p) {
+      const generations = await Promise.all(Array.from({ length: n }, (_, i) =>
+        p.ask('questions', 'question_generation', QuestionSchema, { answer: item.answer, variant: i + 1 })));
+      const failed = generations.find((g) => !g.ok);
+      if (failed && !failed.ok) return p.failed('questions', failed.reason);
+      // Generations with an empty question are dropped before embedding, as Ragas does.
+      const usable = generations.flatMap((g) => (g.ok && g.value.question.trim() !== '' ? [g.value] : []));
+      p.values['generated'] = usable;
+      p.values['rule'] = rule;
+      if (usable.length === 0) return p.skipped('no_generated_questions', 'the judge generated no question; not scored');
+
+      const embedded = await p.embed([item.question, ...usable.map((g) => g.question)]);
+      if (!embedded.ok) return p.error(embedded.reason, `embedding the questions failed (${embedded.reason}); no score`);
+      const [questionVec, ...generatedVecs] = embedded.value;
+      const flags = usable.map((g) => g.noncommittal);
+      const cosines = generatedVecs.map((v) => cosine(v, questionVec!));
+      p.values['cosines'] = cosines;
+
+      const score = answerRelevancy(questionVec!, generatedVecs, flags, { rule });
+      if (score.value === null) return p.error(score.reason, `no score (${score.reason})`);
+      const flagText = `noncommittal [${flags.join(', ')}] (rule '${rule}')`;
+      const fires = rule === 'any' ? flags.includes(1) : flags.every((f) => f === 1);
+      if (fires) return p.ok(score.value, `${flagText} → 0`);
+      const terms = cosines.map((c) => f4(c ?? 0)).join(' + ');
+      return p.ok(score.value, `mean cosine(question, generated) = (${terms}) / ${cosines.length} = ${f4(score.value)}; ${flagText} → ${f4(score.value)}`);
+    },
+  });
+}
+
+export const answerRelevancyMetric = createAnswerRelevancy();

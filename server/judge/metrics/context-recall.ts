@@ -1,0 +1,41 @@
+// context_recall, as Ragas computes it: one call that splits the ground truth into statements and
+// says for each whether it can be attributed to the retrieved contexts (joined by newlines), 1/0
+// with a reason; score = attributed / all. No statements → skipped.
+// With no retrieved context at all nothing can be attributed, so the score is 0 without a call
+// (as the non-LLM recall does): skipping would hide retrieval that found nothing from the mean.
+// Calls per item: 1 chat (Ragas: 1).
+
+import { z } from 'zod';
+import { contextRecall } from '../../metrics/index.ts';
+import { ATTRIBUTE_PROMPTS } from '../prompts/context.ts';
+import { defineMetric, f4, Verdict01 } from './pipeline.ts';
+
+export const AttributionSchema = z.object({
+  classifications: z.array(z.object({ statement: z.string(), reason: z.string(), attributed: Verdict01 })),
+});
+
+export const contextRecallMetric = defineMetric({
+  key: 'context_recall',
+  kind: 'llm',
+  needs: ['ground_truth'],
+  uses_embeddings: false,
+  steps: [{ step: 'attribute', defaults: ATTRIBUTE_PROMPTS }],
+  async run(item, p) {
+    if (item.retrieved_contexts.length === 0) {
+      return p.ok(0, 'no context was retrieved, so no statement of the ground truth can be attributed → 0');
+    }
+    const judged = await p.ask('attribute', 'context_attribution', AttributionSchema, {
+      question: item.question,
+      context: item.retrieved_contexts.join('\n'),
+      reference: item.ground_truth,
+    });
+    if (!judged.ok) return p.failed('attribute', judged.reason);
+    const classifications = judged.value.classifications;
+    p.values['classifications'] = classifications;
+    const score = contextRecall(classifications.map((c) => c.attributed));
+    if (score.value === null) return p.skipped(score.reason, 'the ground truth yielded no statement to attribute; not scored');
+    const attributed = classifications.filter((c) => c.attributed === 1).length;
+    const n = classifications.length;
+    return p.ok(score.value, `${attributed} of ${n} ground-truth statements attributed to the contexts → ${attributed}/${n} = ${f4(score.value)}`);
+  },
+});

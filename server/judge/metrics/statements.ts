@@ -1,0 +1,11 @@
+// The statement-extraction step shared by answer_correctness and faithfulness: its reply schema
+// and the clean-up applied to what the judge returned.
+
+import { z } from 'zod';
+
+export const StatementsSchema = z.object({ statements: z.array(z.string()) });
+
+/** Statements as the judge gave them, trimmed, without blank entries. */
+export function cleanStatements(statements: readonly string[]): string[] {
+  return statements.map((s) => s.trim()).filter((s) => s !== '');
+}

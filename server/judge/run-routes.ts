@@ -1,0 +1,114 @@
+// HTTP for scoring runs: start one, watch it, cancel it, read its scores and each score's trace.
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { parseForm } from '../http/forms.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { sendDocument, sendHtml } from '../http/render.ts';
+import { requireRole, requireUser } from '../http/security.ts';
+import { idParam } from '../datasets/routes.ts';
+import { RunError } from './runner.ts';
+import { RunPage, RunProgress, RunsPage, TracePage } from '../../views/pages/runs.tsx';
+
+const RunForm = z.object({
+  metric: z.string().min(1, { error: 'err.required' }),
+  name: z.string().trim().max(80, { error: 'err.too_long' }).default(''),
+  system: z.string().max(200).default(''),
+  prompt_version: z.string().trim().default('').transform((s) => (s === '' ? undefined : Number(s))).pipe(z.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(0, { error: 'err.invalid' }).optional()),
+  concurrency: z.coerce.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(1, { error: 'err.invalid' }).max(256, { error: 'err.invalid' }).default(16),
+});
+const PAGE = 100;
+
+export function runRoutes(app: AppContext): Router {
+  const r = Router();
+  const expert = requireRole('expert', app.log);
+  const { datasets, runner, registry } = app;
+
+  function metricsFor(datasetId: number) {
+    return [...registry.builtinKeys().map((k) => ({ key: k, kind: registry.get(datasetId, k)!.kind })),
+      ...registry.custom(datasetId).map((m) => ({ key: m.key, kind: registry.get(datasetId, m.key)?.kind ?? 'llm' }))];
+  }
+
+  function runsPage(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
+    const dataset = datasets.get(datasetId)!;
+    return RunsPage({
+      ctx: pageContext(req), dataset, metrics: metricsFor(dataset.id), systems: app.responses.systems(dataset.id).map((s) => s.system),
+      runs: runner.queries.forDataset(dataset.id).map((run) => ({ run, summary: runner.queries.summary(run.id) })),
+      judgeReady: app.judgeSettings.effective() !== null, ...extra,
+    });
+  }
+
+  r.get('/datasets/:id/runs', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    sendDocument(res, runsPage(req, dataset.id));
+  });
+
+  r.post('/datasets/:id/runs', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const form = parseForm(RunForm, req.body, req.t);
+    if (!form.ok) return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: form.errors }), 422);
+    const name = form.data.name || `${form.data.metric} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`;
+    try {
+      const run = runner.create(req.user!.id, dataset.id, {
+        name, metricKey: form.data.metric, promptVersion: form.data.prompt_version, concurrency: form.data.concurrency,
+        selection: form.data.system ? { system: form.data.system } : {},
+      });
+      void runner.start(run.id);
+      app.log.info('run.started', { run: run.id, metric: run.metric_key, user: req.user!.id });
+      res.redirect(303, `/runs/${run.id}`);
+    } catch (err) {
+      if (err instanceof RunError) {
+        const field = err.code === 'name_taken' ? 'name' : err.code === 'bad_prompt_version' ? 'prompt_version' : '_form';
+        return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: { [field]: req.t(`err.run_${err.code}`) } }), 422);
+      }
+      throw err;
+    }
+  });
+
+  function loadRun(id: unknown) {
+    const run = runner.queries.byId(idParam(id) ?? 0);
+    return run ? { run, dataset: datasets.get(run.dataset_id)! } : null;
+  }
+
+  r.get('/runs/:id', requireUser, (req, res) => {
+    const loaded = loadRun(req.params.id);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    const { run, dataset } = loaded;
+    const page = Math.max(1, Number(req.query.page) || 1);
+    const status = ['ok', 'error', 'skipped'].includes(String(req.query.status)) ? String(req.query.status) : '';
+    const scores = runner.queries.scores(run.id, { limit: PAGE + 1, offset: (page - 1) * PAGE, status: status || null });
+    sendDocument(res, RunPage({ ctx: pageContext(req), dataset, run, summary: runner.queries.summary(run.id), cost: costOf(run),
+      scores: scores.slice(0, PAGE), page, more: scores.length > PAGE, status }));
+  });
+
+  function costOf(run: { prompt_tokens: number; completion_tokens: number }) {
+    return app.judgeSettings.estimateCost({ prompt: run.prompt_tokens, completion: run.completion_tokens });
+  }
+
+  r.get('/runs/:id/progress', requireUser, (req, res) => {
+    const loaded = loadRun(req.params.id);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    sendHtml(res, RunProgress({ ctx: pageContext(req), run: loaded.run, summary: runner.queries.summary(loaded.run.id), cost: costOf(loaded.run) }));
+  });
+
+  r.post('/runs/:id/cancel', expert, (req, res) => {
+    const loaded = loadRun(req.params.id);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    runner.cancel(req.user!.id, loaded.run.id);
+    req.session.flash = req.t('runs.cancelled_flash');
+    res.redirect(303, `/runs/${loaded.run.id}`);
+  });
+
+  r.get('/runs/:id/scores/:rid', requireUser, (req, res) => {
+    const loaded = loadRun(req.params.id);
+    const score = loaded && runner.queries.score(loaded.run.id, idParam(req.params.rid) ?? 0);
+    const response = score && app.responses.byId(score.response_id);
+    if (!loaded || !score || !response) return sendError(req, res, 404, req.t('err.not_found'));
+    sendDocument(res, TracePage({ ctx: pageContext(req), dataset: loaded.dataset, run: loaded.run, score,
+      item: { question: response.question, answer: response.answer, ground_truth: response.ground_truth, retrieved_contexts: JSON.parse(response.retrieved_contexts) as string[] } }));
+  });
+
+  return r;
+}

@@ -1,0 +1,169 @@
+// Runs scoring: a metric over a dataset's responses with bounded concurrency. Each score is stored
+// the moment it is computed, so a run killed halfway resumes where it stopped; identical calls come
+// from the LLM cache, so a resumed or repeated run pays only for what changed.
+import type { DB } from '../db/connection.ts';
+import type { Logger } from '../log.ts';
+import type { AuditQueries } from '../audit/queries.ts';
+import type { JudgeClient } from '../llm/client.ts';
+import type { JudgeSettings } from './settings.ts';
+import type { PromptStore } from './prompt-store.ts';
+import type { MetricRegistry } from './registry.ts';
+import type { Language, PromptInUse, ScoreResult, ScoringItem } from './types.ts';
+import { runQueries, type RunRow, type Selection } from './run-queries.ts';
+
+export class RunError extends Error {
+  constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'no_items' | 'bad_prompt_version', message: string) { super(message); }
+}
+
+interface Active { cancelled: boolean; done: Promise<void> }
+
+const PAGE = 200;
+
+export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry }) {
+  const runs = runQueries(db);
+  const active = new Map<number, Active>();
+  const itemOf = db.prepare<[number], { answer: string; retrieved_contexts: string; question: string; ground_truth: string; reference_contexts: string }>(`
+    SELECT r.answer, r.retrieved_contexts, s.question, s.ground_truth, s.reference_contexts FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`);
+  const languageOf = db.prepare<[number]>('SELECT language FROM dataset WHERE id = ?').pluck();
+
+  function item(responseId: number): ScoringItem | null {
+    const row = itemOf.get(responseId);
+    if (!row) return null;
+    return {
+      question: row.question, answer: row.answer, ground_truth: row.ground_truth,
+      retrieved_contexts: JSON.parse(row.retrieved_contexts) as string[], reference_contexts: JSON.parse(row.reference_contexts) as string[],
+    };
+  }
+
+  async function scoreOne(run: RunRow, responseId: number, judge: JudgeClient | null, prompts: Record<string, PromptInUse>): Promise<ScoreResult> {
+    const metric = deps.registry.get(run.dataset_id, run.metric_key)!;
+    const it = item(responseId);
+    const empty = { steps: [], computation: '' };
+    if (!it) return { status: 'skipped', value: null, reason: 'response_deleted', trace: empty };
+    for (const need of metric.needs) {
+      const missing = need === 'ground_truth' ? !it.ground_truth.trim() : it[need].length === 0;
+      if (missing) return { status: 'skipped', value: null, reason: `no_${need}`, trace: empty };
+    }
+    try {
+      return await metric.score(it, { judge: judge ?? unavailableJudge, prompts });
+    } catch (err) {
+      log.error('run.item_failed', { run: run.id, response: responseId, message: (err as Error).message });
+      return { status: 'error', value: null, reason: 'internal', trace: { steps: [], computation: (err as Error).message } };
+    }
+  }
+
+  async function execute(run: RunRow, state: Active): Promise<void> {
+    runs.setStatus(run.id, 'running');
+    const metric = deps.registry.get(run.dataset_id, run.metric_key);
+    if (!metric) { runs.setStatus(run.id, 'failed', `unknown metric ${run.metric_key}`); return; }
+    const judge = metric.kind === 'llm' ? deps.settings.client({ maxConcurrency: run.concurrency }) : null;
+    if (metric.kind === 'llm' && !judge) { runs.setStatus(run.id, 'failed', 'no judge endpoint configured'); return; }
+    const prompts = (JSON.parse(run.prompts) as { used?: Record<string, PromptInUse> }).used ?? {};
+    let reported = { llm_calls: 0, cached_calls: 0, prompt: 0, completion: 0 };
+    const flushUsage = () => {
+      if (!judge) return;
+      const st = judge.stats();
+      const now = { llm_calls: st.llm_calls, cached_calls: st.cached_calls, prompt: st.tokens.prompt, completion: st.tokens.completion };
+      runs.addUsage(run.id, { llm_calls: now.llm_calls - reported.llm_calls, cached_calls: now.cached_calls - reported.cached_calls,
+        prompt: now.prompt - reported.prompt, completion: now.completion - reported.completion });
+      reported = now;
+    };
+
+    // A shared cursor over the pending responses; workers pull from it until it is empty or the run is cancelled.
+    let buffer: number[] = [];
+    let after = 0;
+    let exhausted = false;
+    const next = (): number | undefined => {
+      if (!buffer.length && !exhausted) {
+        buffer = runs.pendingPage(run, after, PAGE);
+        if (buffer.length) after = buffer[buffer.length - 1]!; else exhausted = true;
+      }
+      return buffer.shift();
+    };
+    const worker = async () => {
+      for (let id = next(); id !== undefined && !state.cancelled; id = next()) {
+        const result = await scoreOne(run, id, judge, prompts);
+        runs.insertScore({ run_id: run.id, response_id: id, status: result.status, value: result.value, reason: result.reason, trace: JSON.stringify(result.trace) });
+        flushUsage();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, run.concurrency) }, worker));
+    flushUsage();
+    runs.setStatus(run.id, state.cancelled ? 'cancelled' : 'done');
+    log.info('run.finished', { run: run.id, status: state.cancelled ? 'cancelled' : 'done', ...runs.summary(run.id), reasons: undefined });
+  }
+
+  return {
+    queries: runs,
+
+    /** Creates a goldset run (queued); the prompts it will use are frozen into the run now. */
+    create(actorId: number | null, datasetId: number, input: { name: string; metricKey: string; promptVersion?: number | undefined; concurrency?: number | undefined; selection?: Selection }): RunRow {
+      const metric = deps.registry.get(datasetId, input.metricKey);
+      if (!metric) throw new RunError('unknown_metric', `unknown metric ${input.metricKey}`);
+      const settings = deps.settings.effective();
+      if (metric.kind === 'llm' && !settings) throw new RunError('no_judge', 'no judge endpoint configured: set OPENAI_BASE_URL and GOLDSET_JUDGE_MODEL, or configure it in the app');
+      if (runs.byName(datasetId, input.name, metric.key)) throw new RunError('name_taken', `a run named "${input.name}" for ${metric.key} exists already`);
+      const language = (languageOf.get(datasetId) as Language | undefined) ?? 'en';
+      let used: Record<string, PromptInUse>;
+      try { used = deps.prompts.resolve(datasetId, metric, language, input.promptVersion); } catch (e) { throw new RunError('bad_prompt_version', (e as Error).message); }
+      const selection = input.selection ?? {};
+      const n = runs.countSelection(datasetId, selection);
+      if (n === 0) throw new RunError('no_items', 'no responses to score in this dataset');
+      return db.transaction(() => {
+        const id = runs.insert({
+          dataset_id: datasetId, name: input.name, metric_key: metric.key, source: 'goldset', status: 'queued',
+          model: metric.kind === 'llm' ? settings!.chat_model : '', embedding_model: metric.uses_embeddings ? settings!.embedding_model : '',
+          prompts: JSON.stringify({ versions: Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v.version])), used }),
+          selection: JSON.stringify(selection), concurrency: input.concurrency ?? settings?.max_concurrency ?? 16, n_total: n, created_by: actorId,
+        });
+        audit.record({ actorId, entityType: 'run', entityId: id, datasetId, action: 'create', after: { name: input.name, metric: metric.key, n } });
+        return runs.byId(id)!;
+      })();
+    },
+
+    /** Starts (or resumes) a run in the background; the promise settles when it stops. */
+    start(runId: number): Promise<void> {
+      const existing = active.get(runId);
+      if (existing) return existing.done;
+      const run = runs.byId(runId);
+      if (!run || run.status === 'done' || run.source !== 'goldset') return Promise.resolve();
+      const state: Active = { cancelled: false, done: Promise.resolve() };
+      state.done = execute(run, state)
+        .catch((err: unknown) => {
+          log.error('run.failed', { run: runId, message: (err as Error).message, stack: (err as Error).stack });
+          runs.setStatus(runId, 'failed', (err as Error).message);
+        })
+        .finally(() => active.delete(runId));
+      active.set(runId, state);
+      return state.done;
+    },
+
+    cancel(actorId: number | null, runId: number): boolean {
+      const state = active.get(runId);
+      const run = runs.byId(runId);
+      if (!run) return false;
+      if (state) state.cancelled = true;
+      else if (run.status === 'queued' || run.status === 'running') runs.setStatus(runId, 'cancelled');
+      else return false;
+      audit.record({ actorId, entityType: 'run', entityId: runId, datasetId: run.dataset_id, action: 'cancel' });
+      return true;
+    },
+
+    /** After a restart: runs that were going when the process stopped carry on. */
+    resumeUnfinished(): number[] {
+      const ids = runs.unfinished().map((r) => r.id);
+      for (const id of ids) void this.start(id);
+      return ids;
+    },
+
+    isActive: (runId: number) => active.has(runId),
+  };
+}
+
+/** Stands in where a non-LLM metric is asked for an LLM by mistake: fails loudly instead of hanging. */
+const unavailableJudge = {
+  chatJson: () => Promise.reject(new Error('this metric has no judge')),
+  embed: () => Promise.reject(new Error('this metric has no judge')),
+};
+
+export type RunManager = ReturnType<typeof runManager>;

@@ -1,0 +1,58 @@
+// HTTP for the judge's endpoint settings and the "test connection" button. Admins only.
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { parseForm } from '../http/forms.ts';
+import { pageContext } from '../http/page.ts';
+import { sendDocument, sendHtml } from '../http/render.ts';
+import { requireRole } from '../http/security.ts';
+import { ConnectionResult, JudgeSettingsPage } from '../../views/pages/judge-settings.tsx';
+
+const num = (min: number, max: number) => z.coerce.number({ error: 'err.invalid' }).min(min, { error: 'err.invalid' }).max(max, { error: 'err.invalid' });
+
+const SettingsForm = z.object({
+  preset: z.enum(['custom', 'openai', 'dashscope', 'ollama', 'vllm']).catch('custom'),
+  base_url: z.string().trim().min(1, { error: 'err.required' }).pipe(z.url({ protocol: /^https?$/, error: 'err.url' })),
+  api_key: z.string().trim().max(500).default(''),
+  clear_key: z.literal('1').optional(),
+  chat_model: z.string().trim().min(1, { error: 'err.required' }).max(200),
+  embedding_model: z.string().trim().max(200).default(''),
+  temperature: num(0, 2),
+  timeout_ms: num(1000, 600_000).pipe(z.number().int()),
+  max_concurrency: num(1, 256).pipe(z.number().int()),
+  structured_output: z.enum(['json_schema', 'json_object']),
+  price_prompt: num(0, 10_000),
+  price_completion: num(0, 10_000),
+});
+
+export function judgeSettingsRoutes(app: AppContext): Router {
+  const r = Router();
+  const admin = requireRole('admin', app.log);
+
+  r.get('/settings/judge', admin, (req, res) => {
+    sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req), settings: app.judgeSettings.public() }));
+  });
+
+  r.post('/settings/judge', admin, (req, res) => {
+    const form = parseForm(SettingsForm, req.body, req.t);
+    if (!form.ok) return sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req), settings: { ...app.judgeSettings.public(), ...req.body }, errors: form.errors }), 422);
+    app.judgeSettings.save(req.user!.id, { ...form.data, clear_key: form.data.clear_key === '1' });
+    app.log.info('judge.settings_saved', { user: req.user!.id, base_url: form.data.base_url, model: form.data.chat_model });
+    req.session.flash = req.t('flash.saved');
+    res.redirect(303, '/settings/judge');
+  });
+
+  r.post('/settings/judge/test', admin, async (req, res) => {
+    const ctx = pageContext(req);
+    const form = SettingsForm.safeParse(req.body);
+    if (!form.success) return sendHtml(res, ConnectionResult({ ctx, result: { ok: false, kind: 'other', message: req.t('judge.fill_form') } }), 422);
+    const stored = app.judgeSettings.effective();
+    const apiKey = form.data.clear_key ? '' : form.data.api_key || stored?.api_key || '';
+    const client = app.judgeSettings.clientFor({ ...form.data, api_key: apiKey });
+    const result = await client.testConnection();
+    app.log.info('judge.connection_test', { ok: result.ok, kind: result.ok ? null : result.kind, base_url: form.data.base_url });
+    sendHtml(res, ConnectionResult({ ctx, result }));
+  });
+
+  return r;
+}

@@ -1,0 +1,97 @@
+// The judge's endpoint: what an admin saved in the app, else the environment. The API key is stored
+// server-side and leaves this module only inside the client configuration, never towards a view.
+import type { DB } from '../db/connection.ts';
+import type { Config } from '../config.ts';
+import type { AuditQueries } from '../audit/queries.ts';
+import { createJudgeClient, type CallCache, type JudgeClient, type JudgeClientConfig } from '../llm/client.ts';
+import { findPreset } from '../llm/presets.ts';
+
+export interface JudgeSettingsRow {
+  preset: string;
+  base_url: string;
+  api_key: string;
+  chat_model: string;
+  embedding_model: string;
+  temperature: number;
+  timeout_ms: number;
+  max_concurrency: number;
+  structured_output: 'json_schema' | 'json_object';
+  price_prompt: number;
+  price_completion: number;
+}
+
+/** What views may see: everything but the key, which is only reported as set or not. */
+export type PublicJudgeSettings = Omit<JudgeSettingsRow, 'api_key'> & { api_key_set: boolean; source: 'app' | 'environment' | 'none' };
+
+export function judgeSettings(db: DB, config: Config, audit: AuditQueries) {
+  const get = db.prepare<[], JudgeSettingsRow>('SELECT * FROM judge_setting WHERE id = 1');
+  const upsert = db.prepare(`INSERT INTO judge_setting (id, preset, base_url, api_key, chat_model, embedding_model, temperature, timeout_ms,
+      max_concurrency, structured_output, price_prompt, price_completion)
+    VALUES (1, @preset, @base_url, @api_key, @chat_model, @embedding_model, @temperature, @timeout_ms, @max_concurrency, @structured_output,
+      @price_prompt, @price_completion)
+    ON CONFLICT (id) DO UPDATE SET preset = excluded.preset, base_url = excluded.base_url, api_key = excluded.api_key,
+      chat_model = excluded.chat_model, embedding_model = excluded.embedding_model, temperature = excluded.temperature,
+      timeout_ms = excluded.timeout_ms, max_concurrency = excluded.max_concurrency, structured_output = excluded.structured_output,
+      price_prompt = excluded.price_prompt, price_completion = excluded.price_completion,
+      updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`);
+  const cacheGet = db.prepare<[string]>('SELECT value FROM llm_cache WHERE key = ?').pluck();
+  const cacheSet = db.prepare('INSERT OR IGNORE INTO llm_cache (key, value) VALUES (?, ?)');
+  const cache: CallCache = { get: (k) => cacheGet.get(k) as string | undefined, set: (k, v) => { cacheSet.run(k, v); } };
+
+  function effective(): (JudgeSettingsRow & { source: 'app' | 'environment' }) | null {
+    const row = get.get();
+    if (row) return { ...row, source: 'app' };
+    const env = config.judge;
+    if (!env.baseURL || !env.chatModel) return null;
+    const preset = findPreset('openai');
+    return {
+      preset: 'custom', base_url: env.baseURL, api_key: env.apiKey ?? '', chat_model: env.chatModel, embedding_model: env.embeddingModel ?? '',
+      temperature: 0, timeout_ms: 60_000, max_concurrency: 16, structured_output: preset?.structuredOutput ?? 'json_schema',
+      price_prompt: 0, price_completion: 0, source: 'environment',
+    };
+  }
+
+  function clientConfig(s: JudgeSettingsRow, overrides: Partial<JudgeClientConfig> = {}): JudgeClientConfig {
+    return {
+      baseURL: s.base_url, apiKey: s.api_key, chatModel: s.chat_model, embeddingModel: s.embedding_model, temperature: s.temperature,
+      timeoutMs: s.timeout_ms, maxConcurrency: s.max_concurrency, structuredOutput: s.structured_output, maxRetries: 5,
+      embeddingBatchSize: findPreset(s.preset)?.embeddingBatchSize ?? 64, ...overrides,
+    };
+  }
+
+  return {
+    cache,
+    effective,
+    public(): PublicJudgeSettings {
+      const s = effective();
+      if (!s) return { preset: 'custom', base_url: '', chat_model: '', embedding_model: '', temperature: 0, timeout_ms: 60_000, max_concurrency: 16,
+        structured_output: 'json_schema', price_prompt: 0, price_completion: 0, api_key_set: false, source: 'none' };
+      const { api_key, ...rest } = s;
+      return { ...rest, api_key_set: api_key.length > 0 };
+    },
+    /** An empty api_key keeps the stored one: the form never shows it, so it cannot send it back. */
+    save(actorId: number, input: Omit<JudgeSettingsRow, 'api_key'> & { api_key: string; clear_key: boolean }): void {
+      db.transaction(() => {
+        const before = get.get();
+        const api_key = input.clear_key ? '' : input.api_key || before?.api_key || '';
+        upsert.run({ ...input, api_key });
+        const redacted = (r: JudgeSettingsRow | undefined) => (r ? { ...r, api_key: r.api_key ? 'set' : 'not set' } : null);
+        audit.record({ actorId, entityType: 'judge_setting', entityId: 1, action: 'update', before: redacted(before), after: redacted(get.get()) });
+      })();
+    },
+    client(overrides: Partial<JudgeClientConfig> = {}, log?: (event: string, fields: Record<string, unknown>) => void): JudgeClient | null {
+      const s = effective();
+      return s ? createJudgeClient(clientConfig(s, overrides), { cache, ...(log ? { log } : {}) }) : null;
+    },
+    /** A client for settings that are not saved yet (the "test connection" button). */
+    clientFor(s: JudgeSettingsRow): JudgeClient {
+      return createJudgeClient(clientConfig(s, { maxRetries: 0 }), {});
+    },
+    estimateCost(tokens: { prompt: number; completion: number }): number {
+      const s = effective();
+      return s ? (tokens.prompt * s.price_prompt + tokens.completion * s.price_completion) / 1e6 : 0;
+    },
+  };
+}
+
+export type JudgeSettings = ReturnType<typeof judgeSettings>;

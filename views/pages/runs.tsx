@@ -1,0 +1,216 @@
+// Scoring runs: the list and the form that starts one, a run's live progress and scores, and one score's trace.
+import { Layout, type PageContext } from '../layout.tsx';
+import { Csrf, Field, FormError } from '../components.tsx';
+import type { FieldErrors } from '../../server/http/forms.ts';
+import type { DatasetRow } from '../../server/datasets/queries.ts';
+import type { RunRow, RunSummary, ScoreRow } from '../../server/judge/run-queries.ts';
+import type { Trace } from '../../server/judge/types.ts';
+
+export interface RunListItem { run: RunRow; summary: RunSummary }
+
+function fmt(v: number | null, digits = 3): string {
+  return v === null ? '—' : v.toFixed(digits);
+}
+
+function Crumbs({ ctx, dataset, tail }: { ctx: PageContext; dataset: DatasetRow; tail?: string }) {
+  const { t } = ctx;
+  return (
+    <nav class="crumbs" aria-label={t('nav.breadcrumbs')}>
+      <a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / <a href={`/datasets/${dataset.id}/runs`}>{t('runs.title')}</a>{tail ? ` / ${tail}` : ''}
+    </nav>
+  );
+}
+
+export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run: RunRow; summary: RunSummary; cost: number }) {
+  const { t } = ctx;
+  const done = summary.scored + summary.errored + summary.skipped;
+  const live = run.status === 'running' || run.status === 'queued';
+  return (
+    <div id="run-progress" class="card" {...(live ? { 'hx-get': `/runs/${run.id}/progress`, 'hx-trigger': 'every 1s', 'hx-swap': 'outerHTML' } : {})}>
+      <div class="ws-progress">
+        <progress max={run.n_total || 1} value={done} aria-label={t('runs.progress')} />
+        <span>{t('runs.progress_text', { done, total: run.n_total })}</span>
+        <span class={`badge run-${run.status}`}>{t(`runs.status_${run.status}`)}</span>
+      </div>
+      <dl class="kv stats">
+        <dt>{t('runs.mean')}</dt><dd><strong>{fmt(summary.mean)}</strong> <span class="sub">{t('runs.mean_n', { n: summary.scored })}</span></dd>
+        <dt>{t('runs.errored')}</dt><dd>{summary.errored}</dd>
+        <dt>{t('runs.skipped')}</dt><dd>{summary.skipped}</dd>
+        <dt>{t('runs.calls')}</dt><dd>{t('runs.calls_text', { calls: run.llm_calls, cached: run.cached_calls })}</dd>
+        <dt>{t('runs.tokens')}</dt><dd>{t('runs.tokens_text', { prompt: run.prompt_tokens, completion: run.completion_tokens })}{cost > 0 ? ` · ≈ $${cost.toFixed(4)}` : ''}</dd>
+      </dl>
+      {summary.reasons.length > 0 && (
+        <p class="sub">{t('runs.why_left_out')} {summary.reasons.map((r) => <span class="tag">{`${t(`runs.status_${r.status}` as 'runs.status_done')}: ${r.reason} × ${r.n}`}</span>)}</p>
+      )}
+      {run.error && <div class="alert" role="alert">{run.error}</div>}
+      {live && (
+        <form method="post" action={`/runs/${run.id}/cancel`} class="inline">
+          <Csrf token={ctx.csrfToken} />
+          <button class="btn small" type="submit">{t('runs.cancel')}</button>
+        </form>
+      )}
+    </div>
+  );
+}
+
+export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady }: {
+  ctx: PageContext; dataset: DatasetRow; runs: RunListItem[]; metrics: { key: string; kind: string }[]; systems: string[];
+  values?: Record<string, string>; errors?: FieldErrors; judgeReady: boolean;
+}) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={`${t('runs.title')} · ${dataset.name}`} wide>
+      <Crumbs ctx={ctx} dataset={dataset} />
+      <h1>{t('runs.title')}</h1>
+      {!judgeReady && <p class="alert">{t('runs.no_judge')} {ctx.user?.role === 'admin' && <a href="/settings/judge">{t('judge.settings_title')}</a>}</p>}
+      {runs.length === 0 ? <p class="empty-row">{t('runs.none')}</p> : (
+        <table class="table">
+          <thead><tr><th scope="col">{t('field.name')}</th><th scope="col">{t('runs.metric')}</th><th scope="col">{t('field.status')}</th>
+            <th scope="col" class="num">{t('runs.mean')}</th><th scope="col" class="num">{t('runs.scored')}</th><th scope="col" class="num">{t('runs.errored')}</th>
+            <th scope="col" class="num">{t('runs.skipped')}</th><th scope="col">{t('runs.model')}</th></tr></thead>
+          <tbody>
+            {runs.map(({ run, summary }) => (
+              <tr>
+                <td><a href={`/runs/${run.id}`}>{run.name}</a>{run.source === 'imported' && <span class="badge">{t('runs.imported')}</span>}</td>
+                <td class="mono">{run.metric_key}</td>
+                <td><span class={`badge run-${run.status}`}>{t(`runs.status_${run.status}`)}</span></td>
+                <td class="num">{fmt(summary.mean)}</td>
+                <td class="num">{summary.scored}</td>
+                <td class="num">{summary.errored}</td>
+                <td class="num">{summary.skipped}</td>
+                <td class="sub">{run.model || '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <section class="card" aria-labelledby="new-run">
+        <h2 id="new-run">{t('runs.new')}</h2>
+        <form method="post" action={`/datasets/${dataset.id}/runs`} novalidate>
+          <Csrf token={ctx.csrfToken} />
+          <FormError errors={errors} />
+          <div class="row">
+            <Field name="metric" label={t('runs.metric')} errors={errors}>
+              <select id="f-metric" name="metric">
+                {metrics.map((m) => <option value={m.key} selected={values.metric === m.key}>{`${m.key}${m.kind === 'non_llm' ? ` (${t('runs.no_llm')})` : ''}`}</option>)}
+              </select>
+            </Field>
+            <Field name="name" label={t('runs.name')} errors={errors} hint={t('runs.name_hint')}>
+              <input id="f-name" name="name" maxLength={80} value={values.name ?? ''} />
+            </Field>
+          </div>
+          <div class="row">
+            <Field name="system" label={t('field.system')} errors={errors}>
+              <select id="f-system" name="system">
+                <option value="">{t('runs.all_systems')}</option>
+                {systems.map((s) => <option value={s} selected={values.system === s}>{s || '—'}</option>)}
+              </select>
+            </Field>
+            <Field name="prompt_version" label={t('runs.prompt_version')} errors={errors} hint={t('runs.prompt_version_hint')}>
+              <input id="f-prompt_version" name="prompt_version" type="number" min="0" value={values.prompt_version ?? ''} />
+            </Field>
+            <Field name="concurrency" label={t('judge.concurrency')} errors={errors}>
+              <input id="f-concurrency" name="concurrency" type="number" min="1" max="256" value={values.concurrency ?? '16'} />
+            </Field>
+          </div>
+          <button class="btn primary" type="submit">{t('runs.start')}</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, status }: {
+  ctx: PageContext; dataset: DatasetRow; run: RunRow; summary: RunSummary; cost: number;
+  scores: (ScoreRow & { question: string; system: string })[]; page: number; more: boolean; status: string;
+}) {
+  const { t } = ctx;
+  const versions = (JSON.parse(run.prompts) as { versions?: Record<string, number | null> }).versions ?? {};
+  const q = (p: number, s = status) => `/runs/${run.id}?page=${p}${s ? `&status=${s}` : ''}`;
+  return (
+    <Layout ctx={ctx} title={`${run.name} · ${run.metric_key}`} wide>
+      <Crumbs ctx={ctx} dataset={dataset} tail={run.name} />
+      <h1>{run.name} <span class="badge mono">{run.metric_key}</span>{run.source === 'imported' && <span class="badge">{t('runs.imported')}</span>}</h1>
+      <p class="sub">
+        {run.model && `${t('runs.model')}: ${run.model}`}{run.embedding_model && ` · ${run.embedding_model}`}
+        {Object.keys(versions).length > 0 && ` · ${t('runs.prompts')}: ${Object.entries(versions).map(([k, v]) => `${k} ${v === null ? t('runs.default_prompt') : `v${v}`}`).join(', ')}`}
+      </p>
+      <RunProgress ctx={ctx} run={run} summary={summary} cost={cost} />
+      <section aria-labelledby="scores-heading">
+        <div class="page-head">
+          <h2 id="scores-heading">{t('runs.scores')}</h2>
+          <nav class="actions" aria-label={t('runs.filter')}>
+            {['', 'ok', 'error', 'skipped'].map((s) => <a class={s === status ? 'btn small primary' : 'btn small'} href={q(1, s)}>{s ? t(`runs.status_${s}` as 'runs.status_done') : t('audit.all')}</a>)}
+          </nav>
+        </div>
+        <table class="table">
+          <thead><tr><th scope="col" class="num">#</th><th scope="col">{t('field.question')}</th><th scope="col">{t('field.system')}</th><th scope="col">{t('field.status')}</th><th scope="col" class="num">{t('runs.score')}</th><th scope="col">{t('runs.reason')}</th></tr></thead>
+          <tbody>
+            {scores.map((s) => (
+              <tr>
+                <td class="num sub">{s.response_id}</td>
+                <td><a href={`/runs/${run.id}/scores/${s.response_id}`}>{s.question}</a></td>
+                <td class="sub">{s.system || '—'}</td>
+                <td><span class={`badge score-${s.status}`}>{t(`runs.status_${s.status}` as 'runs.status_done')}</span></td>
+                <td class="num">{fmt(s.value)}</td>
+                <td class="sub">{s.reason ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <nav class="pager" aria-label={t('nav.pagination')}>
+          {page > 1 ? <a class="btn ghost small" href={q(page - 1)}>{t('action.prev')}</a> : <span />}
+          {more ? <a class="btn ghost small" href={q(page + 1)}>{t('action.next')}</a> : <span />}
+        </nav>
+      </section>
+    </Layout>
+  );
+}
+
+function Json({ value }: { value: unknown }) {
+  return <pre class="mono trace-json">{JSON.stringify(value, null, 2)}</pre>;
+}
+
+export function TracePage({ ctx, dataset, run, score, item }: {
+  ctx: PageContext; dataset: DatasetRow; run: RunRow; score: ScoreRow;
+  item: { question: string; answer: string; ground_truth: string; retrieved_contexts: string[] };
+}) {
+  const { t } = ctx;
+  const trace = (score.trace ? JSON.parse(score.trace) : { steps: [], computation: '' }) as Trace;
+  return (
+    <Layout ctx={ctx} title={`${t('trace.title')} · ${run.name}`} wide>
+      <Crumbs ctx={ctx} dataset={dataset} tail={`${run.name} / #${score.response_id}`} />
+      <h1>{t('trace.title')} <span class="badge mono">{run.metric_key}</span></h1>
+      <div class="split">
+        <div>
+          <section class="card">
+            <p><span class={`badge score-${score.status}`}>{t(`runs.status_${score.status}` as 'runs.status_done')}</span> <strong class="big">{fmt(score.value, 4)}</strong> {score.reason && <span class="sub">{score.reason}</span>}</p>
+            {trace.computation && <p class="mono computation">{trace.computation}</p>}
+            {trace.values && <details><summary>{t('trace.values')}</summary><Json value={trace.values} /></details>}
+          </section>
+          {trace.steps.map((step, i) => (
+            <section class="card trace-step" aria-label={step.step}>
+              <h2>{i + 1}. {step.step} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
+                {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
+              <details><summary>{t('trace.prompt')}</summary>
+                {step.messages.map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono">{m.content}</pre></div>)}
+              </details>
+              <h3>{t('trace.raw')}</h3>
+              <pre class="mono">{step.raw ?? '—'}</pre>
+              <h3>{t('trace.parsed')}</h3>
+              <Json value={step.parsed} />
+              {step.error && <div class="alert">{step.error}</div>}
+            </section>
+          ))}
+        </div>
+        <aside class="card">
+          <h2>{t('field.question')}</h2><p>{item.question}</p>
+          <h2>{t('field.ground_truth')}</h2><p>{item.ground_truth || '—'}</p>
+          <h2>{t('field.answer')}</h2><p class="answer">{item.answer}</p>
+          <h2>{t('field.retrieved_contexts')}</h2>
+          <ol class="contexts">{item.retrieved_contexts.map((c) => <li class="context"><p class="context-text">{c}</p></li>)}</ol>
+        </aside>
+      </div>
+    </Layout>
+  );
+}
