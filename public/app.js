@@ -36,6 +36,14 @@
     if (e.target.matches && e.target.matches('[data-select-on-focus]')) e.target.select();
   });
 
+  // The calibration report's threshold slider shows its value as it moves.
+  document.addEventListener('input', function (e) {
+    if (e.target.matches && e.target.matches('input.threshold')) {
+      var out = document.getElementById('threshold-value');
+      if (out) out.textContent = Number(e.target.value).toFixed(2);
+    }
+  });
+
   // The labelling workspace: number keys pick options of the current criterion, J/K move between
   // criteria, Shift+digit toggles a context's relevance, Enter submits, S skips, B goes back, ? helps.
   var current = 0;

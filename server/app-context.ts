@@ -16,6 +16,7 @@ import { judgeSettings } from './judge/settings.ts';
 import { promptStore } from './judge/prompt-store.ts';
 import { metricRegistry } from './judge/registry.ts';
 import { runManager } from './judge/runner.ts';
+import { calibrationService } from './calibration/service.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -40,6 +41,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     prompts,
     registry,
     runner: runManager(db, log, audit, { settings, prompts, registry }),
+    calibration: calibrationService(db, audit),
     sessionStore: new SqliteSessionStore(db),
   };
 }

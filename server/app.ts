@@ -25,6 +25,7 @@ import { agreementRoutes } from './agreement/routes.ts';
 import { judgeSettingsRoutes } from './judge/settings-routes.ts';
 import { runRoutes } from './judge/run-routes.ts';
 import { metricRoutes } from './judge/metric-routes.ts';
+import { calibrationRoutes } from './calibration/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -35,6 +36,8 @@ export function createApp(ctx: AppContext): express.Express {
   const app = express();
   const { config, log } = ctx;
   app.disable('x-powered-by');
+  // Pages are rendered per user and per request; hashing each for an ETag only costs time.
+  app.set('etag', false);
   app.set('trust proxy', 'loopback');
 
   app.use(helmet({
@@ -111,6 +114,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(judgeSettingsRoutes(ctx));
   app.use(runRoutes(ctx));
   app.use(metricRoutes(ctx));
+  app.use(calibrationRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 

@@ -11,6 +11,7 @@ export interface DatasetRow {
   holdout_seed: number;
   overlap: number;
   slots_filled: number;
+  n_responses: number;
   created_by: number | null;
   created_at: string;
   updated_at: string;

@@ -12,7 +12,8 @@ export class SqliteSessionStore extends session.Store {
     this.q = {
       get: db.prepare<[string, number], { data: string }>('SELECT data FROM session WHERE sid = ? AND expires_at > ?'),
       set: db.prepare('INSERT INTO session (sid, data, expires_at) VALUES (?, ?, ?) ON CONFLICT (sid) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at'),
-      touch: db.prepare('UPDATE session SET expires_at = ? WHERE sid = ?'),
+      // Rolling sessions touch on every request; writing only when the expiry moves by a minute saves a write per request.
+      touch: db.prepare('UPDATE session SET expires_at = ? WHERE sid = ? AND expires_at < ?'),
       destroy: db.prepare('DELETE FROM session WHERE sid = ?'),
       destroyUser: db.prepare("DELETE FROM session WHERE json_extract(data, '$.userId') = ?"),
       prune: db.prepare('DELETE FROM session WHERE expires_at <= ?'),
@@ -36,7 +37,8 @@ export class SqliteSessionStore extends session.Store {
   }
 
   override touch(sid: string, sess: session.SessionData, cb?: () => void): void {
-    this.q.touch.run(this.expiry(sess), sid);
+    const expiry = this.expiry(sess);
+    this.q.touch.run(expiry, sid, expiry - 60_000);
     cb?.();
   }
 

@@ -1,10 +1,12 @@
 // English messages. zh.ts must have exactly the same keys (the type checker enforces it).
 import { enLabelling } from './en-labelling.ts';
 import { enJudge } from './en-judge.ts';
+import { enCalibration } from './en-calibration.ts';
 
 export const en = {
   ...enLabelling,
   ...enJudge,
+  ...enCalibration,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

@@ -2,10 +2,12 @@
 import type { MessageKey } from './en.ts';
 import { zhLabelling } from './zh-labelling.ts';
 import { zhJudge } from './zh-judge.ts';
+import { zhCalibration } from './zh-calibration.ts';
 
 export const zh: Record<MessageKey, string> = {
   ...zhLabelling,
   ...zhJudge,
+  ...zhCalibration,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

@@ -20,29 +20,54 @@ export function highlightTerms(...texts: string[]): { words: Set<string>; bigram
   return { words, bigrams };
 }
 
+const LATIN_RUN = /(?:(?!\p{Script=Han})[\p{L}\p{N}])+/gu;
+
+/** The lowercase of one character as a code point, or -1 when it lowercases to several (it then ends no bigram). */
+function lowerCodePoint(c: string): number {
+  const cp = c.codePointAt(0)!;
+  if (cp < 0x80) return cp >= 0x41 && cp <= 0x5a ? cp + 32 : cp;
+  if (cp >= 0x4e00 && cp <= 0x9fff) return cp; // CJK ideographs have no case
+  const l = c.toLowerCase();
+  const lcp = l.codePointAt(0)!;
+  return l.length === (lcp > 0xffff ? 2 : 1) ? lcp : -1;
+}
+
+/** Runs once per context of every item shown, so it works on code points and typed arrays. */
 export function highlight(text: string, terms: { words: Set<string>; bigrams: Set<string> }): Segment[] {
   const chars = [...text];
-  const marked = new Uint8Array(chars.length);
-  const lower = chars.map((c) => c.toLowerCase());
-  for (let i = 0; i + 1 < chars.length; i++) {
-    if (terms.bigrams.has(lower[i]! + lower[i + 1]!)) { marked[i] = 1; marked[i + 1] = 1; }
+  const n = chars.length;
+  const marked = new Uint8Array(n);
+  if (terms.bigrams.size > 0) {
+    const keys = new Set<number>(); // each bigram is exactly two code points
+    for (const b of terms.bigrams) {
+      const a = b.codePointAt(0)!;
+      keys.add(a * 0x110000 + b.codePointAt(a > 0xffff ? 2 : 1)!);
+    }
+    let prev = n > 0 ? lowerCodePoint(chars[0]!) : -1;
+    for (let i = 0; i + 1 < n; i++) {
+      const next = lowerCodePoint(chars[i + 1]!);
+      if (prev >= 0 && next >= 0 && keys.has(prev * 0x110000 + next)) { marked[i] = 1; marked[i + 1] = 1; }
+      prev = next;
+    }
   }
-  // Whole Latin words, by scanning runs of letters and digits.
-  let i = 0;
-  while (i < chars.length) {
-    if (/[\p{L}\p{N}]/u.test(chars[i]!) && !HAN.test(chars[i]!)) {
-      let j = i;
-      while (j < chars.length && /[\p{L}\p{N}]/u.test(chars[j]!) && !HAN.test(chars[j]!)) j++;
-      if (terms.words.has(lower.slice(i, j).join(''))) marked.fill(1, i, j);
-      i = j;
-    } else i++;
+  if (terms.words.size > 0) {
+    const cpAt = new Int32Array(text.length + 1); // UTF-16 offset -> code point index
+    for (let i = 0, u = 0; i < n; i++) { cpAt[u] = i; u += chars[i]!.length; cpAt[u] = i + 1; }
+    for (const m of text.matchAll(LATIN_RUN)) {
+      const i = cpAt[m.index]!, j = cpAt[m.index + m[0].length]!;
+      let word = '';
+      for (let k = i; k < j; k++) word += chars[k]!.toLowerCase();
+      if (terms.words.has(word)) marked.fill(1, i, j);
+    }
   }
   const out: Segment[] = [];
-  for (let k = 0; k < chars.length; k++) {
-    const mark = marked[k] === 1;
-    const last = out[out.length - 1];
-    if (last && last.mark === mark) last.text += chars[k];
-    else out.push({ text: chars[k]!, mark });
+  let start = 0, u = 0, su = 0;
+  for (let k = 0; k <= n; k++) {
+    if (k === n || (k > start && marked[k] !== marked[start])) {
+      if (k > start) out.push({ text: text.slice(su, u), mark: marked[start] === 1 });
+      start = k; su = u;
+    }
+    if (k < n) u += chars[k]!.length;
   }
   return out;
 }

@@ -57,8 +57,13 @@ export function labelQueries(db: DB) {
       (SELECT count(*) FROM annotation a WHERE a.response_id = response.id AND a.state = 'submitted') WHERE dataset_id = ?`),
     recountSlots: db.prepare<[number]>(`UPDATE dataset SET slots_filled =
       (SELECT coalesce(sum(min(r.n_submitted, dataset.overlap)), 0) FROM response r WHERE r.dataset_id = dataset.id) WHERE id = ?`),
-    progress: db.prepare<[number], { overlap: number; slots_filled: number; n_responses: number }>(`SELECT d.overlap, d.slots_filled,
-      (SELECT count(*) FROM response r WHERE r.dataset_id = d.id) AS n_responses FROM dataset d WHERE d.id = ?`),
+    progress: db.prepare<[number], { overlap: number; slots_filled: number; n_responses: number }>('SELECT overlap, slots_filled, n_responses FROM dataset WHERE id = ?'),
+    submittedAndOverlap: db.prepare<[number], { n_submitted: number; overlap: number }>(
+      'SELECT r.n_submitted, d.overlap FROM response r JOIN dataset d ON d.id = r.dataset_id WHERE r.id = ?'),
+    /** Reserves an item for the expert it is shown to: a fresh draft keeps the queue from handing it to others. */
+    claim: db.prepare<{ response: number; ds: number; me: number }>(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state)
+      VALUES (@response, @ds, @me, 'draft')
+      ON CONFLICT (response_id, annotator_id) DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE state = 'draft'`),
     mineDone: db.prepare<[number, number]>("SELECT count(*) FROM annotation WHERE annotator_id = ? AND dataset_id = ? AND state = 'submitted'").pluck(),
     adjudications: db.prepare<[number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j
       JOIN user u ON u.id = j.adjudicator_id WHERE j.response_id = ?`),

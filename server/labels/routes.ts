@@ -74,6 +74,7 @@ export function labelRoutes(app: AppContext): Router {
     const ctx = pageContext(req);
     if (next === null) return render(req, res, dataset, QueueDone({ ctx, dataset, progress: labels.progress(dataset.id, req.user!.id) }));
     const response = responses.byId(next)!;
+    labels.claim(dataset.id, next, req.user!.id);
     res.set('HX-Push-Url', `/responses/${next}/label`);
     render(req, res, dataset, Workspace({ ctx, item: buildItem(req, dataset, response) }));
   }

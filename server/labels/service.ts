@@ -83,8 +83,7 @@ export function labelService(db: DB, audit: AuditQueries) {
       for (const v of values) q.insertLabel.run(id, v.criterion_id, v.context_index, v.value);
       if (nextState === 'submitted' && existing?.state !== 'submitted') {
         q.bumpResponse.run(response.id);
-        const r = db.prepare<[number], { n_submitted: number; overlap: number }>(
-          'SELECT r.n_submitted, d.overlap FROM response r JOIN dataset d ON d.id = r.dataset_id WHERE r.id = ?').get(response.id)!;
+        const r = q.submittedAndOverlap.get(response.id)!;
         if (r.n_submitted <= r.overlap) q.bumpSlots.run(response.dataset_id);
       }
       if (state === 'submitted') {
@@ -115,6 +114,9 @@ export function labelService(db: DB, audit: AuditQueries) {
     next(datasetId: number, userId: number, overlap: number, after = 0): number | null {
       return q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), after })?.id ?? null;
     },
+
+    /** Marks the item as being worked on by this expert (see CLAIM_MINUTES). */
+    claim: (datasetId: number, responseId: number, userId: number) => { q.claim.run({ response: responseId, ds: datasetId, me: userId }); },
 
     mine: (responseId: number, userId: number) => {
       const a = q.mine.get(responseId, userId);

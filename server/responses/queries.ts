@@ -31,7 +31,7 @@ export function responseQueries(db: DB) {
     byId: db.prepare<[number], ResponseWithSample>(`SELECT r.*, s.question, s.ground_truth, s.reference_contexts, s.tags
       FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`),
     forSample: db.prepare<[number], ResponseRow>('SELECT * FROM response WHERE sample_id = ? ORDER BY id'),
-    countForDataset: db.prepare<[number]>('SELECT count(*) FROM response WHERE dataset_id = ?').pluck(),
+    countForDataset: db.prepare<[number]>('SELECT n_responses FROM dataset WHERE id = ?').pluck(),
     systems: db.prepare<[number], { system: string; n: number }>('SELECT system, count(*) AS n FROM response WHERE dataset_id = ? GROUP BY system ORDER BY system'),
     idByHash: db.prepare<[number, string], { id: number }>('SELECT id FROM response WHERE sample_id = ? AND content_hash = ?'),
   };

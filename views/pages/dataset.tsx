@@ -172,6 +172,7 @@ function LabellingBar({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetR
         <a class="btn small" href={`/datasets/${dataset.id}/agreement`}>{t('agreement.title')}</a>
         <a class="btn small" href={`/datasets/${dataset.id}/runs`}>{t('runs.title')}</a>
         <a class="btn small" href={`/datasets/${dataset.id}/metrics`}>{t('metrics.title')}</a>
+        <a class="btn small" href={`/datasets/${dataset.id}/calibration`}>{t('calib.title')}</a>
         {ctx.user?.role === 'admin' && <a class="btn ghost small" href={`/datasets/${dataset.id}/assignment`}>{t('assign.title')}</a>}
       </div>
     </section>

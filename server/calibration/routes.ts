@@ -1,0 +1,65 @@
+// HTTP for the calibration report (live threshold via htmx) and recording a calibration for the CI gate.
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { sendPageOrFragment } from '../http/render.ts';
+import { requireRole, requireUser } from '../http/security.ts';
+import { idParam } from '../datasets/routes.ts';
+import type { DatasetRow } from '../datasets/queries.ts';
+import { kappaCurve } from './report.ts';
+import { PARTS, type Part } from './service.ts';
+import { CalibrationPage, ReportBody, type ReportState } from '../../views/pages/calibration.tsx';
+
+const Query = z.object({
+  criterion: z.coerce.number().int().positive().optional().catch(undefined),
+  run: z.coerce.number().int().positive().optional().catch(undefined),
+  part: z.enum(PARTS as [Part, ...Part[]]).catch('calibration'),
+  threshold: z.coerce.number().min(0).max(1).catch(0.5),
+});
+
+export function calibrationRoutes(app: AppContext): Router {
+  const r = Router();
+  const { datasets, criteria, runner, calibration } = app;
+
+  function resolve(dataset: DatasetRow, query: unknown): ReportState | null {
+    const q = Query.parse(query ?? {});
+    const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
+    const runs = runner.queries.forDataset(dataset.id);
+    const criterion = cs.find((c) => c.id === q.criterion) ?? cs[0];
+    const run = runs.find((x) => x.id === q.run) ?? runs[0];
+    return criterion && run ? { criterion, run, part: q.part, threshold: q.threshold } : null;
+  }
+
+  function body(req: Request, dataset: DatasetRow, state: ReportState) {
+    const { report, pairs } = calibration.report({ ...state, holdoutSeed: dataset.holdout_seed });
+    const points = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null && p.gold !== null).map((p) => ({ id: p.id, score: p.score!, gold: p.gold! }));
+    const curve = state.criterion.kind === 'binary' ? kappaCurve(points.map((p) => p.score), points.map((p) => p.gold === '1'), 41) : null;
+    return ReportBody({ ctx: pageContext(req), dataset, state, report, points, curve });
+  }
+
+  r.get('/datasets/:id/calibration', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const state = resolve(dataset, req.query);
+    const content = state ? body(req, dataset, state) : null;
+    sendPageOrFragment(req, res,
+      () => CalibrationPage({ ctx: pageContext(req), dataset, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response'),
+        runs: runner.queries.forDataset(dataset.id), state, body: content }),
+      () => content ?? CalibrationPage({ ctx: pageContext(req), dataset, criteria: [], runs: [], state: null, body: null }));
+  });
+
+  r.post('/datasets/:id/calibration/record', requireRole('expert', app.log), (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const state = resolve(dataset, req.body);
+    if (!state) return sendError(req, res, 422, req.t('err.bad_request'));
+    const input = { ...state, holdoutSeed: dataset.holdout_seed };
+    const { report, pairs } = calibration.report(input);
+    calibration.record(req.user!.id, input, report, pairs.map((p) => p.id));
+    req.session.flash = req.t('calib.recorded');
+    res.redirect(303, `/datasets/${dataset.id}/calibration?criterion=${state.criterion.id}&run=${state.run.id}&part=${state.part}&threshold=${state.threshold}`);
+  });
+
+  return r;
+}

@@ -1,0 +1,131 @@
+// Brings judge scores and expert gold labels together for one criterion, one run and one part of the
+// holdout split; records calibrations (what the CI gate reads) and reviewers' verdicts.
+import type { DB } from '../db/connection.ts';
+import type { AuditQueries } from '../audit/queries.ts';
+import type { Criterion } from '../criteria/queries.ts';
+import { choices } from '../criteria/values.ts';
+import { goldValue } from '../labels/gold.ts';
+import type { RunRow } from '../judge/run-queries.ts';
+import type { PromptInUse } from '../judge/types.ts';
+import { holdoutPart, type HoldoutPart } from './holdout.ts';
+import { calibrationReport, type CalibrationPair, type CalibrationReport } from './report.ts';
+
+export type Part = 'all' | HoldoutPart;
+export const PARTS: Part[] = ['calibration', 'held_out', 'all'];
+
+export interface CalibrationInput { criterion: Criterion; run: RunRow; part: Part; threshold?: number | undefined; holdoutSeed: number }
+
+/** The figure a calibration is judged by: κ where the scales match, else Spearman's ρ. */
+export function strengthOf(report: CalibrationReport): { name: string; value: number | null } {
+  switch (report.kind) {
+    case 'binary': return { name: 'cohen_kappa', value: report.cohen_kappa };
+    case 'categorical': return report.categorical.kappa !== null ? { name: 'cohen_kappa', value: report.categorical.kappa } : { name: 'spearman', value: report.spearman };
+    case 'ordinal': return report.quadratic_kappa !== null ? { name: 'quadratic_kappa', value: report.quadratic_kappa } : { name: 'spearman', value: report.spearman };
+    case 'numeric': return { name: 'spearman', value: report.spearman };
+  }
+}
+
+/** Items used as few-shot examples by the prompts a run used: never counted in its figures. */
+export function exampleItems(run: RunRow): Set<number> {
+  const used = (JSON.parse(run.prompts) as { used?: Record<string, PromptInUse> }).used ?? {};
+  const ids = new Set<number>();
+  for (const p of Object.values(used)) {
+    for (const ex of p.examples ?? []) {
+      const id = (ex as { response_id?: unknown }).response_id;
+      if (typeof id === 'number') ids.add(id);
+    }
+  }
+  return ids;
+}
+
+export interface VerdictRow { response_id: number; verdict: 'judge_right' | 'expert_right' | 'ambiguous'; note: string; reviewer_email: string; updated_at: string }
+
+export function calibrationService(db: DB, audit: AuditQueries) {
+  const s = {
+    scores: db.prepare<{ run: number; ds: number }, { id: number; status: string | null; value: number | null; label: string | null; system: string }>(`
+      SELECT r.id, sc.status, sc.value, json_extract(sc.trace, '$.values.raw_value') AS label, r.system
+      FROM response r LEFT JOIN score sc ON sc.response_id = r.id AND sc.run_id = @run WHERE r.dataset_id = @ds ORDER BY r.id`),
+    values: db.prepare<[number], { response_id: number; value: string }>(`SELECT a.response_id, l.value FROM label l JOIN annotation a ON a.id = l.annotation_id
+      WHERE l.criterion_id = ? AND l.context_index = -1 AND a.state = 'submitted'`),
+    adjudications: db.prepare<[number], { response_id: number; value: string }>('SELECT response_id, value FROM adjudication WHERE criterion_id = ? AND context_index = -1'),
+    insert: db.prepare(`INSERT INTO calibration (dataset_id, criterion_id, run_id, metric_key, part, threshold, strength, strength_name, report, item_ids, created_by)
+      VALUES (@dataset_id, @criterion_id, @run_id, @metric_key, @part, @threshold, @strength, @strength_name, @report, @item_ids, @created_by)`),
+    latest: db.prepare<[number, string], { id: number; criterion_id: number; criterion: string; run_id: number; run: string; part: string; strength: number | null; strength_name: string; report: string; created_at: string }>(`
+      SELECT c.id, c.criterion_id, k.name AS criterion, c.run_id, r.name AS run, c.part, c.strength, c.strength_name, c.report, c.created_at
+      FROM calibration c JOIN criterion k ON k.id = c.criterion_id JOIN run r ON r.id = c.run_id
+      WHERE c.dataset_id = ? AND c.metric_key = ? ORDER BY c.id DESC LIMIT 1`),
+    upsertVerdict: db.prepare(`INSERT INTO review_verdict (dataset_id, run_id, response_id, criterion_id, verdict, note, reviewer_id)
+      VALUES (@dataset_id, @run_id, @response_id, @criterion_id, @verdict, @note, @reviewer_id)
+      ON CONFLICT (run_id, response_id, criterion_id) DO UPDATE SET verdict = excluded.verdict, note = excluded.note,
+        reviewer_id = excluded.reviewer_id, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`),
+    verdict: db.prepare<[number, number, number], VerdictRow>(`SELECT v.response_id, v.verdict, v.note, u.email AS reviewer_email, v.updated_at
+      FROM review_verdict v JOIN user u ON u.id = v.reviewer_id WHERE v.run_id = ? AND v.response_id = ? AND v.criterion_id = ?`),
+    verdicts: db.prepare<[number, number], VerdictRow>(`SELECT v.response_id, v.verdict, v.note, u.email AS reviewer_email, v.updated_at
+      FROM review_verdict v JOIN user u ON u.id = v.reviewer_id WHERE v.run_id = ? AND v.criterion_id = ?`),
+  };
+
+  /** Gold values of a response-level criterion: adjudicated, else unanimous, else (numeric) the mean. */
+  function goldFor(criterion: Criterion): Map<number, string> {
+    const byResponse = new Map<number, string[]>();
+    for (const v of s.values.all(criterion.id)) byResponse.set(v.response_id, [...(byResponse.get(v.response_id) ?? []), v.value]);
+    const adjudicated = new Map(s.adjudications.all(criterion.id).map((a) => [a.response_id, a.value]));
+    const out = new Map<number, string>();
+    for (const id of new Set([...byResponse.keys(), ...adjudicated.keys()])) {
+      const g = goldValue(criterion.kind, byResponse.get(id) ?? [], adjudicated.get(id) ?? null);
+      if (g !== null) out.set(id, g);
+    }
+    return out;
+  }
+
+  /** Every response of the dataset in the chosen part, with its score in the run and its gold value. */
+  function pairs(input: CalibrationInput): (CalibrationPair & { system: string })[] {
+    const gold = goldFor(input.criterion);
+    return s.scores.all({ run: input.run.id, ds: input.run.dataset_id })
+      .filter((r) => input.part === 'all' || holdoutPart(input.holdoutSeed, r.id) === input.part)
+      .map((r) => ({
+        id: r.id, system: r.system,
+        scoreStatus: (r.status ?? 'missing') as CalibrationPair['scoreStatus'],
+        score: r.value, gold: gold.get(r.id) ?? null, label: r.label,
+      }));
+  }
+
+  return {
+    goldFor,
+    pairs,
+    report(input: CalibrationInput & { resamples?: number }): { report: CalibrationReport; pairs: (CalibrationPair & { system: string })[] } {
+      const p = pairs(input);
+      const categories = input.criterion.kind === 'categorical' || input.criterion.kind === 'ordinal' ? choices(input.criterion).map((o) => o.value) : undefined;
+      const report = calibrationReport({
+        kind: input.criterion.kind, pairs: p, threshold: input.threshold, exclude: exampleItems(input.run),
+        ...(categories ? { categories } : {}), ...(input.resamples !== undefined ? { resamples: input.resamples } : {}),
+      });
+      return { report, pairs: p };
+    },
+    record(actorId: number | null, input: CalibrationInput, report: CalibrationReport, itemIds: number[]): number {
+      const strength = strengthOf(report);
+      return db.transaction(() => {
+        const id = Number(s.insert.run({
+          dataset_id: input.run.dataset_id, criterion_id: input.criterion.id, run_id: input.run.id, metric_key: input.run.metric_key, part: input.part,
+          threshold: report.kind === 'binary' ? report.threshold : (input.threshold ?? 0.5), strength: strength.value, strength_name: strength.name,
+          report: JSON.stringify(report), item_ids: JSON.stringify(itemIds), created_by: actorId,
+        }).lastInsertRowid);
+        audit.record({ actorId, entityType: 'run', entityId: input.run.id, datasetId: input.run.dataset_id, action: 'calibration',
+          after: { criterion: input.criterion.name, part: input.part, n: report.n, [strength.name]: strength.value } });
+        return id;
+      })();
+    },
+    latestFor: (datasetId: number, metricKey: string) => s.latest.get(datasetId, metricKey),
+    setVerdict(reviewerId: number, v: { dataset_id: number; run_id: number; response_id: number; criterion_id: number; verdict: string; note: string }): void {
+      db.transaction(() => {
+        const before = s.verdict.get(v.run_id, v.response_id, v.criterion_id);
+        s.upsertVerdict.run({ ...v, reviewer_id: reviewerId });
+        audit.record({ actorId: reviewerId, entityType: 'run', entityId: v.run_id, datasetId: v.dataset_id, action: 'review_verdict',
+          before: before ? { verdict: before.verdict, note: before.note } : undefined, after: { response: v.response_id, criterion: v.criterion_id, verdict: v.verdict, note: v.note } });
+      })();
+    },
+    verdict: (runId: number, responseId: number, criterionId: number) => s.verdict.get(runId, responseId, criterionId),
+    verdicts: (runId: number, criterionId: number) => new Map(s.verdicts.all(runId, criterionId).map((v) => [v.response_id, v])),
+  };
+}
+
+export type CalibrationService = ReturnType<typeof calibrationService>;

@@ -1,0 +1,172 @@
+// HTTP for the audit queue: the items of a run where judge and gold disagree, one item with everything
+// needed to decide who was right, and the reviewer's verdict (which may correct the gold value through
+// the normal, audited adjudication).
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import type { Criterion } from '../criteria/queries.ts';
+import { canonicalValue } from '../criteria/values.ts';
+import type { DatasetRow } from '../datasets/queries.ts';
+import { idParam } from '../datasets/routes.ts';
+import { parseForm, type FieldErrors } from '../http/forms.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { redirectAfterPost, sendDocument } from '../http/render.ts';
+import { can, requireRole, requireUser } from '../http/security.ts';
+import type { RunRow } from '../judge/run-queries.ts';
+import type { Trace } from '../judge/types.ts';
+import { ReviewItemPage, ReviewQueuePage, type ReviewItem } from '../../views/pages/review.tsx';
+import { buildQueue, comparer, neighbours, reviewQueries, VERDICTS, type Queue } from './queue.ts';
+import { readState, stateQuery, type QueueState } from './state.ts';
+import { holdoutPart } from '../calibration/holdout.ts';
+import { reviewText } from './text.ts';
+
+const PAGE = 50;
+export const NOTE_MAX = 2000;
+
+const VerdictForm = z.object({
+  verdict: z.enum(VERDICTS, { error: 'review.err_verdict' }),
+  note: z.string({ error: 'err.invalid' }).trim().max(NOTE_MAX, { error: 'review.err_note_long' }).default(''),
+  gold: z.string({ error: 'err.invalid' }).max(200, { error: 'review.err_gold' }).default(''),
+  next: z.string().optional(),
+});
+
+function parseTrace(json: string | null): Trace | null {
+  if (!json) return null;
+  try {
+    const t = JSON.parse(json) as Partial<Trace>;
+    return { steps: Array.isArray(t.steps) ? t.steps : [], computation: typeof t.computation === 'string' ? t.computation : '', ...(t.values ? { values: t.values } : {}) };
+  } catch {
+    return null;
+  }
+}
+
+export function reviewRoutes(app: AppContext): Router {
+  const r = Router();
+  const { datasets, runner, criteria, labels, responses, calibration } = app;
+  const q = reviewQueries(app.db);
+
+  function loadRun(id: unknown): { run: RunRow; dataset: DatasetRow } | null {
+    const run = runner.queries.byId(idParam(id) ?? 0);
+    const dataset = run && datasets.get(run.dataset_id);
+    return run && dataset ? { run, dataset } : null;
+  }
+
+  const responseCriteria = (datasetId: number) => criteria.forDataset(datasetId).filter((c) => c.target === 'response');
+
+  /** Every pair of the run (scores + gold) and the queue that the state's filters select. */
+  function queueFor(run: RunRow, dataset: DatasetRow, state: QueueState) {
+    const pairs = calibration.pairs({ criterion: state.criterion, run, part: 'all', holdoutSeed: dataset.holdout_seed });
+    const part = state.part;
+    const queue: Queue = buildQueue(state.criterion, pairs, calibration.verdicts(run.id, state.criterion.id), state.threshold, {
+      verdict: state.verdict, system: state.system, tagged: state.tag ? q.tagged(dataset.id, state.tag) : null,
+      inPart: part === 'all' ? null : (id) => holdoutPart(dataset.holdout_seed, id) === part,
+    });
+    return { pairs, queue };
+  }
+
+  r.get('/runs/:id/review', requireUser, (req, res) => {
+    const loaded = loadRun(req.params.id);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    const { run, dataset } = loaded;
+    const cs = responseCriteria(dataset.id);
+    const state = readState(req.query, cs);
+    const common = { ctx: pageContext(req), dataset, run, criteria: cs, state,
+      systems: responses.systems(dataset.id).map((s) => s.system), tags: app.samples.queries.tags(dataset.id).map((x) => x.tag) };
+    if (!state) {
+      return sendDocument(res, ReviewQueuePage({ ...common, rows: [], counts: { none: 0, judge_right: 0, expert_right: 0, ambiguous: 0, any: 0 }, more: false, comparable: true }));
+    }
+    const { queue } = queueFor(run, dataset, state);
+    const page = queue.items.slice((state.page - 1) * PAGE, state.page * PAGE);
+    const questions = q.questions(page.map((x) => x.id));
+    sendDocument(res, ReviewQueuePage({ ...common, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '' })),
+      counts: queue.counts, more: queue.items.length > state.page * PAGE, comparable: queue.comparable }));
+  });
+
+  /** The item, where it sits in the queue, and who may do what; null when the response is not the run's. */
+  function loadItem(req: Request) {
+    const loaded = loadRun(req.params.id);
+    if (!loaded) return null;
+    const { run, dataset } = loaded;
+    const response = responses.byId(idParam(req.params.rid) ?? 0);
+    if (!response || response.dataset_id !== dataset.id) return null;
+    const state = readState(req.query, responseCriteria(dataset.id));
+    if (!state) return null;
+    const { pairs, queue } = queueFor(run, dataset, state);
+    // The item need not be in the queue (filtered out, or reviewed meanwhile): its neighbours are where it would sort.
+    const pair = pairs.find((p) => p.id === response.id);
+    const scores = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null).map((p) => p.score!);
+    const comparison = pair ? comparer(state.criterion, scores, state.threshold).compare(pair) : { gap: null, disagrees: false, judgeValue: null };
+    const { prev, next } = neighbours(queue.items, { id: response.id, gap: comparison.gap });
+    return { run, dataset, response, state, comparison, prev: prev?.id, next: next?.id };
+  }
+
+  function itemView(loaded: NonNullable<ReturnType<typeof loadItem>>): ReviewItem {
+    const { run, response, state, comparison } = loaded;
+    const c: Criterion = state.criterion;
+    const { annotations, labels: values } = labels.submittedFor(response.id);
+    const valueOf = new Map(values.filter((l) => l.criterion_id === c.id && l.context_index === -1).map((l) => [l.annotation_id, l.value]));
+    const score = runner.queries.score(run.id, response.id);
+    return {
+      response, comparison, score, trace: parseTrace(score?.trace ?? null),
+      experts: annotations.map((a) => ({ email: a.annotator_email ?? '', value: valueOf.get(a.id) ?? null, rationale: a.rationale, corrected_answer: a.corrected_answer, submitted_at: a.submitted_at })),
+      gold: labels.gold(c, response.id, -1),
+      adjudication: labels.adjudications(response.id).find((a) => a.criterion_id === c.id && a.context_index === -1),
+      verdict: calibration.verdict(run.id, response.id, c.id),
+    };
+  }
+
+  function renderItem(req: Request, res: Response, loaded: NonNullable<ReturnType<typeof loadItem>>, extra: { values?: Record<string, string>; errors?: FieldErrors } = {}, status = 200) {
+    sendDocument(res, ReviewItemPage({
+      ctx: pageContext(req), dataset: loaded.dataset, run: loaded.run, state: loaded.state, item: itemView(loaded), prev: loaded.prev, next: loaded.next,
+      canRecord: can(req.user?.role, 'expert'), canAdjudicate: labels.canAdjudicate(loaded.dataset.id, req.user), ...extra,
+    }), status);
+  }
+
+  r.get('/runs/:id/review/:rid', requireUser, (req, res) => {
+    const loaded = loadItem(req);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    renderItem(req, res, loaded);
+  });
+
+  r.post('/runs/:id/review/:rid', requireRole('expert', app.log), (req, res) => {
+    const loaded = loadItem(req);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    const { run, dataset, response, state } = loaded;
+    const criterion = state.criterion;
+    if (dataset.archived) return sendError(req, res, 409, req.t('err.dataset_archived'));
+    const rt = reviewText(req.t);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const values = { verdict: typeof body.verdict === 'string' ? body.verdict : '', note: typeof body.note === 'string' ? body.note : '', gold: typeof body.gold === 'string' ? body.gold : '' };
+    const form = parseForm(VerdictForm, body, req.t);
+    const invalid = (errors: FieldErrors) => renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_form'), ...errors } }, 422);
+    if (!form.ok) return invalid(form.errors);
+    const { verdict, note, gold } = form.data;
+
+    // A corrected gold value: only with "judge right", only by adjudicators, never for numeric criteria.
+    let correction: string | null = null;
+    if (verdict === 'judge_right' && gold !== '') {
+      if (!labels.canAdjudicate(dataset.id, req.user)) {
+        app.log.warn('authz.refused', { path: req.path, user: req.user!.id, reason: 'not an adjudicator' });
+        return sendError(req, res, 403, req.t('err.not_adjudicator'));
+      }
+      const value = criterion.kind === 'numeric' ? null : canonicalValue(criterion, gold);
+      if (value === null) return invalid({ gold: rt('review.err_gold') });
+      if (value !== labels.gold(criterion, response.id, -1)) {
+        if (!note) return invalid({ note: rt('review.err_note_for_correction') });
+        correction = value;
+      }
+    }
+
+    app.db.transaction(() => {
+      calibration.setVerdict(req.user!.id, { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, verdict, note });
+      if (correction !== null) labels.adjudicate(req.user!.id, criterion, response.id, -1, correction, note, null);
+    })();
+    app.log.info('review.verdict', { run: run.id, response: response.id, criterion: criterion.id, verdict, corrected: correction !== null, user: req.user!.id });
+    req.session.flash = rt(correction !== null ? 'review.flash_corrected' : 'review.flash_saved');
+    // "Save and next": the item after this one in the queue as it was before saving; the queue itself after the last one.
+    const to = form.data.next !== '1' ? `/${response.id}` : loaded.next !== undefined ? `/${loaded.next}` : '';
+    redirectAfterPost(req, res, `/runs/${run.id}/review${to}?${stateQuery(state)}`);
+  });
+
+  return r;
+}
