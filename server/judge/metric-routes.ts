@@ -112,5 +112,34 @@ export function metricRoutes(app: AppContext): Router {
     res.redirect(303, `/datasets/${dataset.id}/metrics#m-${f.key}`);
   });
 
+  // The calibrated judge for a Python pipeline: each step's prompt in the layout Ragas saves prompts in
+  // (instruction, examples as {input, output}, language), with the calibration it achieved and on which items.
+  r.get('/datasets/:id/metrics/:key/export', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    const metric = dataset && registry.get(dataset.id, String(req.params.key));
+    if (!dataset || !metric) return sendError(req, res, 404, req.t('err.not_found'));
+    const used = prompts.resolve(dataset.id, metric, dataset.language);
+    const latest = app.calibration.latestFor(dataset.id, metric.key);
+    const report = latest ? (JSON.parse(latest.report) as Record<string, unknown>) : null;
+    const body = {
+      metric: metric.key, dataset: dataset.name, exported_at: new Date().toISOString(),
+      prompts: Object.fromEntries(Object.entries(used).map(([step, p]) => [step, {
+        language: p.language === 'zh' ? 'chinese' : 'english',
+        instruction: p.instruction,
+        examples: p.examples.map((e) => ({ input: e.input, output: e.output })),
+        output_format: p.output_format,
+        goldset_version: p.version,
+      }])),
+      calibration: latest && report ? {
+        criterion: latest.criterion, run: latest.run, part: latest.part, recorded_at: latest.created_at,
+        [latest.strength_name]: latest.strength, n: report.n, excluded: report.excluded,
+        figures: Object.fromEntries(Object.entries(report).filter(([k]) => !['ci95', 'figure_n', 'notes', 'excluded', 'n', 'kind'].includes(k))),
+        ci95: report.ci95,
+        item_ids: JSON.parse(app.db.prepare('SELECT item_ids FROM calibration WHERE id = ?').pluck().get(latest.id) as string) as number[],
+      } : null,
+    };
+    res.type('application/json').attachment(`goldset-judge-${metric.key}.json`).send(JSON.stringify(body, null, 2));
+  });
+
   return r;
 }

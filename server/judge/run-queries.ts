@@ -17,7 +17,8 @@ export interface RunSummary {
 
 export interface ScoreRow { run_id: number; response_id: number; status: 'ok' | 'error' | 'skipped'; value: number | null; reason: string | null; trace: string | null; scored_at: string }
 
-export interface Selection { system?: string; response_ids?: number[] }
+/** Which responses a run scores; `part` names the holdout part the ids were drawn from, for display. */
+export interface Selection { system?: string; response_ids?: number[]; part?: 'calibration' | 'held_out' }
 
 export function runQueries(db: DB) {
   const s = {

@@ -97,7 +97,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     queries: runs,
 
     /** Creates a goldset run (queued); the prompts it will use are frozen into the run now. */
-    create(actorId: number | null, datasetId: number, input: { name: string; metricKey: string; promptVersion?: number | undefined; concurrency?: number | undefined; selection?: Selection }): RunRow {
+    create(actorId: number | null, datasetId: number, input: { name: string; metricKey: string; promptVersion?: number | undefined; concurrency?: number | undefined; selection?: Selection; prompts?: Record<string, PromptInUse> }): RunRow {
       const metric = deps.registry.get(datasetId, input.metricKey);
       if (!metric) throw new RunError('unknown_metric', `unknown metric ${input.metricKey}`);
       const settings = deps.settings.effective();
@@ -105,7 +105,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
       if (runs.byName(datasetId, input.name, metric.key)) throw new RunError('name_taken', `a run named "${input.name}" for ${metric.key} exists already`);
       const language = (languageOf.get(datasetId) as Language | undefined) ?? 'en';
       let used: Record<string, PromptInUse>;
-      try { used = deps.prompts.resolve(datasetId, metric, language, input.promptVersion); } catch (e) { throw new RunError('bad_prompt_version', (e as Error).message); }
+      try { used = input.prompts ?? deps.prompts.resolve(datasetId, metric, language, input.promptVersion); } catch (e) { throw new RunError('bad_prompt_version', (e as Error).message); }
       const selection = input.selection ?? {};
       const n = runs.countSelection(datasetId, selection);
       if (n === 0) throw new RunError('no_items', 'no responses to score in this dataset');

@@ -173,6 +173,7 @@ function LabellingBar({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetR
         <a class="btn small" href={`/datasets/${dataset.id}/runs`}>{t('runs.title')}</a>
         <a class="btn small" href={`/datasets/${dataset.id}/metrics`}>{t('metrics.title')}</a>
         <a class="btn small" href={`/datasets/${dataset.id}/calibration`}>{t('calib.title')}</a>
+        <a class="btn small" href={`/datasets/${dataset.id}/prompt-lab`}>{t('lab.title')}</a>
         {ctx.user?.role === 'admin' && <a class="btn ghost small" href={`/datasets/${dataset.id}/assignment`}>{t('assign.title')}</a>}
       </div>
     </section>

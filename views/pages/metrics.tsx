@@ -28,6 +28,7 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors }: {
         <details class="card metric" id={`m-${m.key}`}>
           <summary><strong class="mono">{m.key}</strong> {m.custom && <span class="badge">{t('metrics.custom')}</span>} {m.kind === 'non_llm' && <span class="badge">{t('runs.no_llm')}</span>}
             <span class="sub"> {m.steps.map((s) => `${s.step} ${s.current.version === null ? t('runs.default_prompt') : `v${s.current.version}`}`).join(' · ')}</span></summary>
+          {m.steps.length > 0 && <p><a class="btn small" href={`/datasets/${dataset.id}/metrics/${m.key}/export`}>{t('lab.export')}</a></p>}
           {m.steps.map((s) => (
             <section class="prompt-step">
               <h3>{s.step} <span class="sub">{s.current.version === null ? t('metrics.default_lang', { lang: t(`lang.${s.current.language}`) }) : t('metrics.version_n', { n: s.current.version })}</span></h3>

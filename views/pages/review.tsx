@@ -34,6 +34,12 @@ function valueLabel(c: Criterion, value: string | null): string {
   return choices(c).find((o) => o.value === value)?.label ?? value;
 }
 
+/** Pass thresholds offered: 0, 0.05, …, 1, and the current one if it is between those. */
+function thresholds(current: number): number[] {
+  const grid = Array.from({ length: 21 }, (_, i) => i / 20);
+  return grid.includes(current) ? grid : [...grid, current].sort((a, b) => a - b);
+}
+
 function filterLabel(r: RT, f: VerdictFilter): string {
   return f === 'none' ? r('review.filter_none') : f === 'any' ? r('review.filter_any') : r(`review.verdict_${f}`);
 }
@@ -101,7 +107,9 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
             </select>
             {state.criterion.kind === 'binary' && <>
               <label for="rf-threshold">{r('review.threshold')}</label>
-              <input id="rf-threshold" name="threshold" type="number" min="0" max="1" step="0.05" value={state.threshold} />
+              <select id="rf-threshold" name="threshold">
+                {thresholds(state.threshold).map((x) => <option value={x} selected={x === state.threshold}>{x.toFixed(2)}</option>)}
+              </select>
             </>}
             <button class="btn small primary" type="submit">{t('action.filter')}</button>
           </form>
@@ -320,7 +328,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
                 <fieldset class={errors?.verdict ? 'criterion has-error' : 'criterion'} aria-describedby={errors?.verdict ? 'rv-verdict-error' : undefined}>
                   <legend>{r('review.verdict')}</legend>
                   {VERDICTS.map((v) => (
-                    <div class="field">
+                    <div>
                       <label class="option" for={`rv-${v}`}>
                         <input id={`rv-${v}`} type="radio" name="verdict" value={v} checked={chosen === v} aria-describedby={`rv-${v}-hint`} />
                         {r(`review.verdict_${v}`)}

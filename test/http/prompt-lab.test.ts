@@ -1,0 +1,105 @@
+// Prompt iteration with a holdout: examples only from the calibration part, draft runs on the
+// calibration part, the held-out final check, comparison of two runs, and the calibrated-judge export.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
+import { loginAs, startTestApp, type Client, type TestApp } from '../helpers.ts';
+import { holdoutPart } from '../../server/calibration/holdout.ts';
+
+let fake: FakeOpenAI;
+let app: TestApp;
+let admin: Client;
+let datasetId: number;
+let seed: number;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  app = await startTestApp({ OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'k', GOLDSET_JUDGE_MODEL: 'fake-chat', GOLDSET_EMBEDDING_MODEL: 'fake-embed' });
+  admin = await loginAs(app, 'boss@example.com', 'admin');
+  const dataset = app.ctx.datasets.create(null, { name: 'Lab', description: '', language: 'zh', domain: '' });
+  datasetId = dataset.id;
+  seed = dataset.holdout_seed;
+  const file = path.join(app.dir, 'lab.jsonl');
+  fs.writeFileSync(file, Array.from({ length: 30 }, (_, i) => JSON.stringify({
+    user_input: `问题 ${i}：张伟是哪个部门的？`, response: i % 3 ? '张伟是教研部的' : '张伟是人事部的', reference: '张伟是教研部的成员',
+    retrieved_contexts: ['张伟 教研部工程师'], 'human.correct': i % 3 ? 'yes' : 'no', 'human.rationale_dummy': undefined,
+  })).join('\n'));
+  const expert = app.ctx.users.queries.insert({ email: 'li@example.com', name: '', role: 'expert', password_hash: null });
+  expect((await app.ctx.imports.importFile(null, datasetId, file, { format: 'jsonl', annotatorId: expert })).ok).toBe(true);
+  await admin.get(`/datasets/${datasetId}/metrics`);
+  const created = await admin.post(`/datasets/${datasetId}/metrics`, { key: 'dept_correct', kind: 'custom', output: 'binary',
+    instruction: '判断回答是否正确。问题：{{question}} 回答：{{answer}} 标准答案：{{ground_truth}}', categories: '', components: '' });
+  expect(created.status, created.text.slice(0, 400)).toBe(303);
+});
+afterAll(async () => { await app.close(); await fake.close(); });
+
+const responseIds = () => app.ctx.db.prepare('SELECT id FROM response WHERE dataset_id = ? ORDER BY id').pluck().all(datasetId) as number[];
+
+async function waitForRuns() {
+  for (const r of app.ctx.runner.queries.forDataset(datasetId)) await app.ctx.runner.start(r.id);
+}
+
+describe('prompt lab', () => {
+  it('shows the current prompt next to a draft and offers only calibration-part items as examples', async () => {
+    const page = await admin.get(`/datasets/${datasetId}/prompt-lab?metric=dept_correct`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('判断回答是否正确');
+    const offered = [...page.text.matchAll(/name="example" value="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(offered.length).toBeGreaterThan(0);
+    expect(offered.every((id) => holdoutPart(seed, id) === 'calibration')).toBe(true);
+  });
+
+  it('adds an expert-labelled item to the draft, refuses a held-out one, runs the draft on the calibration part only', async () => {
+    const ids = responseIds();
+    const calibrationId = ids.find((id) => holdoutPart(seed, id) === 'calibration')!;
+    const heldOutId = ids.find((id) => holdoutPart(seed, id) === 'held_out')!;
+    const form = { metric: 'dept_correct', step: 'rubric', criterion: app.ctx.criteria.forDataset(datasetId)[0]!.id, instruction: '判断回答是否正确。{{answer}}',
+      output_format: '', examples: '[]', language: 'zh', note: '' };
+    const refused = await admin.post(`/datasets/${datasetId}/prompt-lab/add-example`, { ...form, example: heldOutId });
+    expect(refused.status).toBe(422);
+    const added = await admin.post(`/datasets/${datasetId}/prompt-lab/add-example`, { ...form, example: calibrationId });
+    expect(added.status).toBe(200);
+    const examples = /id="d-examples"[^>]*>([^<]*)</.exec(added.text)![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    expect(JSON.parse(examples)[0]).toMatchObject({ response_id: calibrationId, output: { value: expect.any(String) } });
+    const run = await admin.post(`/datasets/${datasetId}/prompt-lab/run`, { ...form, examples, note: 'with one example' });
+    expect(run.status).toBe(303);
+    await waitForRuns();
+    const created = app.ctx.runner.queries.forDataset(datasetId)[0]!;
+    const selection = JSON.parse(created.selection) as { response_ids: number[]; part: string };
+    expect(selection.part).toBe('calibration');
+    expect(selection.response_ids).not.toContain(calibrationId);
+    expect(selection.response_ids.every((id) => holdoutPart(seed, id) === 'calibration')).toBe(true);
+    expect(app.ctx.prompts.versions(datasetId, 'dept_correct', 'rubric')[0]).toMatchObject({ version: 1, note: 'with one example' });
+    const criterion = app.ctx.criteria.forDataset(datasetId)[0]!;
+    const { report } = app.ctx.calibration.report({ criterion, run: created, part: 'all', holdoutSeed: seed, resamples: 50 });
+    expect(report.excluded.used_as_example).toBe(1);
+
+    const final = await admin.post(`/datasets/${datasetId}/prompt-lab/final`, { run: created.id, criterion: criterion.id });
+    expect(final.status).toBe(303);
+    await waitForRuns();
+    const held = app.ctx.runner.queries.forDataset(datasetId)[0]!;
+    const heldSel = JSON.parse(held.selection) as { response_ids: number[]; part: string };
+    expect(heldSel.part).toBe('held_out');
+    expect(heldSel.response_ids.every((id) => holdoutPart(seed, id) === 'held_out')).toBe(true);
+    expect(JSON.parse(held.prompts).versions).toEqual({ rubric: 1 });
+
+    const compare = await admin.get(`/datasets/${datasetId}/compare?a=${created.id}&b=${held.id}&criterion=${criterion.id}`);
+    expect(compare.status).toBe(200);
+    expect(compare.text).toMatch(/No difference beyond noise|beyond noise/);
+  });
+
+  it('exports the calibrated judge in the layout Ragas saves prompts in, with its calibration', async () => {
+    const criterion = app.ctx.criteria.forDataset(datasetId)[0]!;
+    const run = app.ctx.runner.queries.forDataset(datasetId).at(-1)!;
+    await admin.get(`/datasets/${datasetId}/calibration`);
+    await admin.post(`/datasets/${datasetId}/calibration/record`, { criterion: criterion.id, run: run.id, part: 'calibration', threshold: '0.5' });
+    const res = await admin.get(`/datasets/${datasetId}/metrics/dept_correct/export`);
+    expect(res.headers.get('content-disposition')).toContain('goldset-judge-dept_correct.json');
+    const body = JSON.parse(res.text);
+    expect(body.prompts.rubric).toMatchObject({ language: 'chinese', instruction: '判断回答是否正确。{{answer}}', goldset_version: 1 });
+    expect(body.prompts.rubric.examples[0]).toEqual({ input: expect.any(Object), output: expect.any(Object) });
+    expect(body.calibration).toMatchObject({ criterion: 'correct', part: 'calibration' });
+    expect(Array.isArray(body.calibration.item_ids)).toBe(true);
+  });
+});
