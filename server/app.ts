@@ -27,6 +27,7 @@ import { runRoutes } from './judge/run-routes.ts';
 import { metricRoutes } from './judge/metric-routes.ts';
 import { calibrationRoutes } from './calibration/routes.ts';
 import { labRoutes } from './calibration/lab-routes.ts';
+import { reviewRoutes } from './review/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -117,6 +118,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(metricRoutes(ctx));
   app.use(calibrationRoutes(ctx));
   app.use(labRoutes(ctx));
+  app.use(reviewRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 

@@ -2,11 +2,13 @@
 import { enLabelling } from './en-labelling.ts';
 import { enJudge } from './en-judge.ts';
 import { enCalibration } from './en-calibration.ts';
+import { enReview } from './en-review.ts';
 
 export const en = {
   ...enLabelling,
   ...enJudge,
   ...enCalibration,
+  ...enReview,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

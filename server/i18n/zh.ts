@@ -3,11 +3,13 @@ import type { MessageKey } from './en.ts';
 import { zhLabelling } from './zh-labelling.ts';
 import { zhJudge } from './zh-judge.ts';
 import { zhCalibration } from './zh-calibration.ts';
+import { zhReview } from './zh-review.ts';
 
 export const zh: Record<MessageKey, string> = {
   ...zhLabelling,
   ...zhJudge,
   ...zhCalibration,
+  ...zhReview,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN, loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '../helpers.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
+import type { VerdictRow } from '../../server/calibration/service.ts';
+import { buildQueue, type QueuePair } from '../../server/review/queue.ts';
 
 let app: TestApp;
 let admin: Client;
@@ -321,5 +323,40 @@ describe('verdicts', () => {
     const page = await admin.get(`/runs/${ragas}/review/${ids[1]}?${q()}`);
     expect(page.text).not.toContain(SCRIPT);
     expect(page.text).toContain('See &lt;script>');
+  });
+});
+
+describe('disagreement per kind of criterion', () => {
+  const criterion = (kind: Criterion['kind'], extra: Partial<Criterion> = {}) => ({ id: 1, dataset_id: 1, name: 'c', kind, target: 'response', options: [],
+    scale_min: null, scale_max: null, guidelines: '', position: 1, archived: 0, ...extra }) as Criterion;
+  const pair = (id: number, score: number | null, gold: string | null, label: string | null = null): QueuePair =>
+    ({ id, system: '', scoreStatus: score === null ? 'error' : 'ok', score, gold, label });
+  const none = { verdict: 'none', system: '', tagged: null, inPart: null } as const;
+  const order = (q: ReturnType<typeof buildQueue>) => q.items.map((x) => [x.id, Number(x.gap!.toFixed(3)), x.judgeValue]);
+
+  it('ordinal: 0..1 scores against the gold rescaled to 0..1; a disagreement is a different nearest scale point', () => {
+    const c = criterion('ordinal', { scale_min: 1, scale_max: 5 });
+    const q = buildQueue(c, [pair(1, 0, '5'), pair(2, 1, '5'), pair(3, 0.9, '3'), pair(4, 0.55, '3'), pair(5, null, '1')], new Map(), 0.5, none);
+    expect(order(q)).toEqual([[1, 1, '1'], [3, 0.4, '5']]);
+  });
+
+  it('ordinal: scores on the criterion\'s scale are rescaled too', () => {
+    const c = criterion('ordinal', { scale_min: 1, scale_max: 5 });
+    const q = buildQueue(c, [pair(1, 5, '1'), pair(2, 3, '3'), pair(3, 2, '4')], new Map(), 0.5, none);
+    expect(order(q)).toEqual([[1, 1, '5'], [3, 0.5, '2']]);
+  });
+
+  it('numeric: |score − gold|, worst first; categorical: the judge\'s category against the gold one', () => {
+    expect(order(buildQueue(criterion('numeric'), [pair(1, 0.2, '0.9'), pair(2, 0.5, '0.5'), pair(3, 0.6, '0.4'), pair(4, 0.1, null)], new Map(), 0.5, none)))
+      .toEqual([[1, 0.7, '0.2'], [3, 0.2, '0.6']]);
+    const cat = criterion('categorical', { options: [{ value: 'a', label: 'A' }, { value: 'b', label: 'B' }] });
+    expect(order(buildQueue(cat, [pair(1, 1, 'a', 'b'), pair(2, 1, 'a', 'a'), pair(3, 0, 'b', null)], new Map(), 0.5, none))).toEqual([[1, 1, 'b']]);
+  });
+
+  it('keeps an item with a verdict under that verdict when it agrees now', () => {
+    const verdicts = new Map<number, VerdictRow>([[2, { response_id: 2, verdict: 'judge_right', note: '', reviewer_email: 'a@b.c', updated_at: '' }]]);
+    const q = buildQueue(criterion('binary'), [pair(1, 0.9, '0'), pair(2, 0.9, '1')], verdicts, 0.5, { ...none, verdict: 'any' });
+    expect(q.items.map((x) => [x.id, x.disagrees])).toEqual([[1, true], [2, false]]);
+    expect(q.counts).toMatchObject({ none: 1, judge_right: 1, any: 2 });
   });
 });

@@ -23,6 +23,7 @@ describe('BUILTIN_METRICS', () => {
     for (const [key, m] of Object.entries(BUILTIN_METRICS)) expect(m.key).toBe(key);
     expect(getMetric('faithfulness')).toBe(BUILTIN_METRICS['faithfulness']);
     expect(getMetric('toString')).toBeUndefined();
+    expect(BUILTIN_METRICS['constructor']).toBeUndefined();
   });
 
   it('gives every LLM step an English and a natural Chinese default with one or two examples', () => {

@@ -40,6 +40,7 @@ export function ReportBody({ ctx, dataset, state, report, points, curve }: {
   const binary = report.kind === 'binary' ? report : null;
   return (
     <div id="report" aria-live="polite">
+      <p><a class="btn small" href={`/runs/${state.run.id}/review?criterion=${state.criterion.id}&part=${state.part}&threshold=${state.threshold}`}>{t('calib.review')}</a></p>
       {!report.meaningful && <div class="alert" role="status">{t('calib.not_meaningful', { n: report.n })}</div>}
       <div class="split">
         <section class="card" aria-labelledby="figures">
@@ -124,7 +125,6 @@ export function CalibrationPage({ ctx, dataset, criteria, runs, state, body }: {
             <output for="f-threshold" id="threshold-value">{state.threshold.toFixed(2)}</output>
           </>}
           <noscript><button class="btn small" type="submit">{t('action.apply')}</button></noscript>
-          <a class="btn small" href={`/runs/${state.run.id}/review?criterion=${state.criterion.id}`}>{t('calib.review')}</a>
         </form>
       )}
       {body}

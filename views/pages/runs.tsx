@@ -136,6 +136,7 @@ export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, 
         {Object.keys(versions).length > 0 && ` · ${t('runs.prompts')}: ${Object.entries(versions).map(([k, v]) => `${k} ${v === null ? t('runs.default_prompt') : `v${v}`}`).join(', ')}`}
       </p>
       <RunProgress ctx={ctx} run={run} summary={summary} cost={cost} />
+      <p><a class="btn small" href={`/runs/${run.id}/review`}>{t('review.open')}</a></p>
       <section aria-labelledby="scores-heading">
         <div class="page-head">
           <h2 id="scores-heading">{t('runs.scores')}</h2>

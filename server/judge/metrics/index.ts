@@ -21,7 +21,8 @@ import {
 } from './non-llm.ts';
 import { defaultPrompts as defaultPromptsOf } from './pipeline.ts';
 
-export const BUILTIN_METRICS: Record<string, MetricDefinition> = Object.fromEntries([
+// Null prototype: a lookup such as BUILTIN_METRICS['constructor'] finds nothing rather than Object's.
+export const BUILTIN_METRICS: Record<string, MetricDefinition> = Object.assign(Object.create(null) as Record<string, MetricDefinition>, Object.fromEntries([
   answerCorrectnessMetric,
   faithfulnessMetric,
   contextPrecisionMetric,
@@ -35,7 +36,7 @@ export const BUILTIN_METRICS: Record<string, MetricDefinition> = Object.fromEntr
   rougeLMetric,
   nonLlmContextPrecisionMetric,
   nonLlmContextRecallMetric,
-].map((m) => [m.key, m]));
+].map((m) => [m.key, m])));
 
 export function getMetric(key: string): MetricDefinition | undefined {
   return Object.hasOwn(BUILTIN_METRICS, key) ? BUILTIN_METRICS[key] : undefined;
