@@ -15,11 +15,18 @@ export type ResponseFormat =
   | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict: boolean } }
   | { type: 'json_object' };
 
+const jsonSchemas = new WeakMap<ZodType, Record<string, unknown>>();
+
+/** Computed once per schema: every call of a step sends the same one. */
 export function toJsonSchema(schema: ZodType): Record<string, unknown> {
-  const js = z.toJSONSchema(schema) as Record<string, unknown>;
-  // `$schema` is noise to the endpoint and some strict validators reject unknown top-level keys.
-  const { $schema: _ignored, ...rest } = js;
-  return rest;
+  let cached = jsonSchemas.get(schema);
+  if (!cached) {
+    // `$schema` is noise to the endpoint and some strict validators reject unknown top-level keys.
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+    cached = rest;
+    jsonSchemas.set(schema, cached);
+  }
+  return cached;
 }
 
 /**

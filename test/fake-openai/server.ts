@@ -223,7 +223,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       sendJson(res, 500, openAIError(`Fake server bug: ${String(err)}`, 'server_error', null));
     });
   });
-  server.keepAliveTimeout = 1_000;
+  // Above undici's keep-alive threshold (2 s in Node 20's fetch): with `Keep-Alive: timeout=1` every
+  // call opened a new TCP connection, which real endpoints do not make clients do.
+  server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve(); });
