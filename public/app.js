@@ -19,7 +19,11 @@
   });
 
   document.addEventListener('change', function (e) {
-    if (e.target.matches && e.target.matches('select[data-autosubmit]')) e.target.form.requestSubmit();
+    if (e.target.matches && e.target.matches('select[data-autosubmit]')) {
+      // Come back to the address htmx pushed since the page loaded (filters, threshold), not the original one.
+      if (e.target.form.elements.back) e.target.form.elements.back.value = location.pathname + location.search;
+      e.target.form.requestSubmit();
+    }
     // Judge settings: a provider preset fills in its usual address and models.
     if (e.target.matches && e.target.matches('select[data-preset-select]')) {
       var o = e.target.selectedOptions[0];

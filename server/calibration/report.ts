@@ -27,11 +27,11 @@
 
 import type { CriterionKind } from '../criteria/values.ts';
 import {
-  accuracy, bestThreshold, cohenKappa, confusionAt, confusionMetricOn, createRng, evalGenAlignment, f1, kappaFromConfusion,
-  kendallOn, kendallTauB, mae, maeOn, pearson, pearsonOn, precision, quantileSorted, recall, rmse, rmseOn, rocAuc, rocAucOn,
-  spearman, spearmanOn,
+  accuracy, bestThreshold, cellsOf, cohenKappa, confusionAt, confusionCells, createRng, errorCells, evalGenAlignment, f1, kappaCells,
+  kappaFromConfusion, kendallCells, kendallTauB, mae, onIndices, pearson, pearsonCells, precision, quantileSorted, recall, rmse, rocAuc,
+  rocAucCells, spearman, spearmanCells,
 } from '../stats/index.ts';
-import type { Confusion, IndexStat } from '../stats/index.ts';
+import type { Cells, CellStat, Confusion, IndexStat } from '../stats/index.ts';
 
 export type { CriterionKind } from '../criteria/values.ts';
 export type ScoreStatus = 'ok' | 'error' | 'skipped' | 'missing';
@@ -306,26 +306,31 @@ export function calibrationReport(input: ReportInput): CalibrationReport {
   common.pearson = pearson(x, g);
   common.spearman = spearman(x, g);
   common.kendall_tau_b = kendallTauB(x, g);
-  stats.push(one('pearson', common.pearson === null ? null : pearsonOn(x, g)));
-  stats.push(one('spearman', common.spearman === null ? null : spearmanOn(x, g)));
-  stats.push(one('kendall_tau_b', common.kendall_tau_b === null ? null : kendallOn(x, g)));
+  // Every resampled figure is a function of the (score, gold) pairs drawn: one cell count per
+  // resample serves them all (stats/resample-cells.ts).
+  const cells = cellsOf(x, g);
+  stats.push(one('pearson', common.pearson === null ? null : cells, pearsonCells));
+  stats.push(one('spearman', common.spearman === null ? null : cells, spearmanCells));
+  stats.push(one('kendall_tau_b', common.kendall_tau_b === null ? null : cells, kendallCells));
   for (const k of ['pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse']) common.figure_n[k] = n;
 
   let ordinal: Pick<OrdinalReport, 'quadratic_kappa' | 'scale'> | null = null;
   let errorGold: Float64Array | null = g;
   if (input.kind === 'ordinal') {
-    const r = ordinalFigures(x, g, prep, input.scoreScale ?? 'auto', notes, stats);
+    const r = ordinalFigures(x, g, cells, prep, input.scoreScale ?? 'auto', notes, stats);
     ordinal = r.figures;
     errorGold = r.errorGold;
   }
   common.mae = errorGold ? mae(x, errorGold) : null;
   common.rmse = errorGold ? rmse(x, errorGold) : null;
-  stats.push(one('mae', errorGold && n > 0 ? maeOn(x, errorGold) : null));
-  stats.push(one('rmse', errorGold && n > 0 ? rmseOn(x, errorGold) : null));
+  // Errors against a rescaled gold: same cells (the rescaling is increasing), other y values.
+  const errorCellsOn = errorGold === g ? cells : errorGold && { ...cells, y: cells.y.map((v) => (v - prep.scale!.min) / (prep.scale!.max - prep.scale!.min)) };
+  stats.push(one('mae', errorCellsOn && n > 0 ? errorCellsOn : null, (c) => errorCells(c, 'mae')));
+  stats.push(one('rmse', errorCellsOn && n > 0 ? errorCellsOn : null, (c) => errorCells(c, 'rmse')));
 
   if (input.kind === 'binary') {
     notes.push('gold_as_0_1');
-    const binary = binaryFigures(x, g, threshold, stats);
+    const binary = binaryFigures(x, g, cells, threshold, stats);
     const figure_n = { ...common.figure_n, ...binary.figure_n };
     const report: BinaryReport = { kind: 'binary', ...common, ...binary.figures, figure_n };
     return { ...report, ci95: ci() };
@@ -347,7 +352,7 @@ function expertKappa(c: Confusion): number | null {
   return c.tp + c.fn === 0 || c.tn + c.fp === 0 ? null : kappaFromConfusion(c);
 }
 
-function binaryFigures(x: Float64Array, g: Float64Array, threshold: number, stats: StatGroup[]) {
+function binaryFigures(x: Float64Array, g: Float64Array, cells: Cells, threshold: number, stats: StatGroup[]) {
   const pass = Array.from(g, (v) => v === 1);
   const c = confusionAt(x, pass, threshold);
   const eg = evalGenAlignment(c);
@@ -380,17 +385,18 @@ function binaryFigures(x: Float64Array, g: Float64Array, threshold: number, stat
   if (defined.length > 0) {
     const out = new Array<number | null>(defined.length).fill(null);
     let current: Confusion | null = null;
-    const counts = confusionMetricOn(x, pass, threshold, (k) => ((current = k), 0));
+    const counts = confusionCells(cells, threshold, (k) => ((current = k), 0));
     stats.push({
       names: defined.map((m) => m[0]),
-      stat: (idx) => {
-        counts(idx);
+      cells,
+      stat: (w, m) => {
+        counts(w, m);
         for (let k = 0; k < defined.length; k++) out[k] = defined[k]![1](current!);
         return out;
       },
     });
   }
-  stats.push(one('roc_auc', figures.roc_auc === null ? null : rocAucOn(x, pass)));
+  stats.push(one('roc_auc', figures.roc_auc === null ? null : cells, rocAucCells));
   const n = x.length;
   const figure_n = {
     accuracy: n, precision: c.tp + c.fp, recall: c.tp + c.fn, f1: n, cohen_kappa: n, roc_auc: n, best_threshold: n,
@@ -399,7 +405,7 @@ function binaryFigures(x: Float64Array, g: Float64Array, threshold: number, stat
   return { figures, figure_n };
 }
 
-function ordinalFigures(x: Float64Array, g: Float64Array, prep: PreparedCalibration, override: ScoreScale, notes: NoteCode[], stats: StatGroup[]) {
+function ordinalFigures(x: Float64Array, g: Float64Array, cells: Cells, prep: PreparedCalibration, override: ScoreScale, notes: NoteCode[], stats: StatGroup[]) {
   const scale = prep.scale;
   if (!scale) {
     stats.push(one('quadratic_kappa', null));
@@ -420,16 +426,16 @@ function ordinalFigures(x: Float64Array, g: Float64Array, prep: PreparedCalibrat
     notes.push('score_scale_differs');
   }
   let quadratic_kappa: number | null = null;
-  let stat: IndexStat | null = null;
+  let kappaOn: Cells | null = null;
   const onPoints = on === 'criterion' && x.every((s) => Number.isInteger(s) && s >= scale.min && s <= scale.max);
   if (onPoints) {
     const points = prep.categories.map(Number);
     quadratic_kappa = isConstant(g) ? null : cohenKappa(Array.from(g), Array.from(x), { weights: 'quadratic', categories: points });
-    if (quadratic_kappa !== null) stat = weightedKappaOn(Uint32Array.from(g, (v) => v - scale.min), Uint32Array.from(x, (v) => v - scale.min), points.length, 'quadratic');
+    if (quadratic_kappa !== null) kappaOn = cells;
   } else if (x.length > 0) {
     notes.push('scores_not_on_scale_points');
   }
-  stats.push(one('quadratic_kappa', stat));
+  stats.push(one('quadratic_kappa', kappaOn, (c) => kappaCells(c, scale.min, scale.max - scale.min + 1, 'quadratic')));
   return { figures: { quadratic_kappa, scale: { ...scale, scores_on: on } }, errorGold };
 }
 
@@ -448,7 +454,7 @@ function categoricalFigures(items: CalibrationItem[], categories: string[], note
   const oneGold = new Set(items.map((it) => it.gold)).size === 1;
   if (oneGold && items.length > 1) notes.push('constant_gold');
   const kappa = oneGold ? null : cohenKappa(items.map((it) => it.gold), items.map((it) => it.label!), { categories });
-  stats.push(one('categorical_kappa', kappa === null ? null : weightedKappaOn(rows, cols, k, 'none')));
+  stats.push(one('categorical_kappa', kappa === null ? null : cellsOf(Float64Array.from(cols), Float64Array.from(rows)), (c) => kappaCells(c, 0, k, 'none')));
   return { kappa, matrix, categories };
 }
 
@@ -459,72 +465,58 @@ function categoricalFigures(items: CalibrationItem[], categories: string[], note
  */
 export function weightedKappaOn(rows: Uint32Array, cols: Uint32Array, k: number, weights: 'none' | 'quadratic'): IndexStat {
   if (rows.length !== cols.length) throw new RangeError('weightedKappaOn: rows and cols must have equal lengths');
-  const table = new Float64Array(k * k);
-  const rowTotals = new Float64Array(k);
-  const colTotals = new Float64Array(k);
-  const w = new Float64Array(k * k);
-  for (let r = 0; r < k; r++) for (let c = 0; c < k; c++) w[r * k + c] = weights === 'none' ? (r === c ? 0 : 1) : (r - c) * (r - c);
-  return (idx) => {
-    const m = idx.length;
-    if (m === 0) return null;
-    table.fill(0);
-    rowTotals.fill(0);
-    colTotals.fill(0);
-    for (let t = 0; t < m; t++) {
-      const r = rows[idx[t]!]!;
-      const c = cols[idx[t]!]!;
-      table[r * k + c]! += 1;
-      rowTotals[r]! += 1;
-      colTotals[c]! += 1;
-    }
-    let rowsUsed = 0;
-    for (let r = 0; r < k; r++) if (rowTotals[r]! > 0) rowsUsed++;
-    if (rowsUsed < 2) return null;
-    let observed = 0;
-    let expected = 0;
-    for (let r = 0; r < k; r++) {
-      for (let c = 0; c < k; c++) {
-        observed += w[r * k + c]! * table[r * k + c]!;
-        expected += w[r * k + c]! * rowTotals[r]! * colTotals[c]!;
-      }
-    }
-    return expected === 0 ? null : 1 - (observed * m) / expected;
-  };
+  const cells = cellsOf(Float64Array.from(cols), Float64Array.from(rows));
+  return onIndices(cells, kappaCells(cells, 0, k, weights));
 }
 
 /** Statistics computed together on each resample (e.g. several figures from one confusion count); null when undefined on the full sample. */
 interface StatGroup {
   names: readonly string[];
-  stat: ((idx: Uint32Array) => ArrayLike<number | null>) | null;
+  /** The cells the resample is counted in (shared by most groups: one count per resample). */
+  cells: Cells | null;
+  stat: ((w: Float64Array, m: number) => ArrayLike<number | null>) | null;
 }
 
-function one(name: string, stat: IndexStat | null): StatGroup {
-  if (!stat) return { names: [name], stat: null };
+/** One figure: `make(cells)` on the given cells, or no interval when cells is null. */
+function one(name: string, cells: Cells | null, make?: (c: Cells) => CellStat): StatGroup {
+  if (!cells || !make) return { names: [name], cells: null, stat: null };
+  const stat = make(cells);
   const out: (number | null)[] = [null];
-  return { names: [name], stat: (idx) => ((out[0] = stat(idx)), out) };
+  return { names: [name], cells, stat: (w, m) => ((out[0] = stat(w, m)), out) };
 }
 
 /**
  * Percentile bootstrap intervals for every statistic over the same resamples: one index draw
- * per resample, shared by all, so 1,000 resamples cost one RNG stream, not one per figure. Same
- * rules as stats' bootstrapCI (identical index stream for a seed, resamples where a statistic is
- * null skipped, null below half valid, type-7 quantiles), so each interval equals
+ * per resample, shared by all, so 1,000 resamples cost one RNG stream, not one per figure; and
+ * one count of the drawn (score, gold) cells, from which each statistic is a pass over the
+ * cells rather than over the items. Same rules as stats' bootstrapCI (identical index stream
+ * for a seed, resamples where a statistic is null skipped, null below half valid, type-7
+ * quantiles), and the *On factories count the same cells, so each interval equals
  * bootstrapCI(n, stat, { resamples, seed }).
  */
 function bootstrapIntervals(n: number, groups: readonly StatGroup[], resamples: number, seed: number): Record<string, Interval | null> {
   const out: Record<string, Interval | null> = {};
   for (const g of groups) for (const name of g.names) out[name] = null;
-  const live = groups.filter((g) => g.stat !== null && n > 0);
+  const live = groups.filter((g) => g.stat !== null && g.cells !== null && n > 0);
   if (live.length === 0) return out;
+  // One count per distinct cell assignment (cells derived for errors share their item → cell map).
+  const counts = new Map<Uint32Array, Float64Array>();
+  for (const g of live) if (!counts.has(g.cells!.cellOf)) counts.set(g.cells!.cellOf, new Float64Array(g.cells!.x.length));
+  const weights = live.map((g) => counts.get(g.cells!.cellOf)!);
+  const tallies = [...counts.entries()];
   const rng = createRng(seed);
   const idx = new Uint32Array(n);
   const values = live.map((g) => g.names.map(() => new Float64Array(resamples)));
-  const counts = live.map((g) => new Uint32Array(g.names.length));
+  const valid = live.map((g) => new Uint32Array(g.names.length));
   for (let r = 0; r < resamples; r++) {
     for (let i = 0; i < n; i++) idx[i] = Math.floor(rng() * n);
+    for (const [cellOf, w] of tallies) {
+      w.fill(0);
+      for (let i = 0; i < n; i++) w[cellOf[idx[i]!]!]! += 1;
+    }
     for (let s = 0; s < live.length; s++) {
-      const vs = live[s]!.stat!(idx);
-      const c = counts[s]!;
+      const vs = live[s]!.stat!(weights[s]!, n);
+      const c = valid[s]!;
       for (let k = 0; k < vs.length; k++) {
         const v = vs[k];
         if (v !== null && v !== undefined && Number.isFinite(v)) values[s]![k]![c[k]!++] = v;
@@ -533,7 +525,7 @@ function bootstrapIntervals(n: number, groups: readonly StatGroup[], resamples: 
   }
   live.forEach((g, s) => {
     g.names.forEach((name, k) => {
-      const count = counts[s]![k]!;
+      const count = valid[s]![k]!;
       if (count < 2 || count < 0.5 * resamples) return;
       const sorted = values[s]![k]!.subarray(0, count).sort();
       out[name] = [quantileSorted(sorted, 0.025)!, quantileSorted(sorted, 0.975)!];

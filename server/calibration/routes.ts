@@ -31,22 +31,24 @@ export function calibrationRoutes(app: AppContext): Router {
     return criterion && run ? { criterion, run, part: q.part, threshold: q.threshold } : null;
   }
 
-  function body(req: Request, dataset: DatasetRow, state: ReportState) {
+  function body(ctx: ReturnType<typeof pageContext>, dataset: DatasetRow, state: ReportState) {
     const { report, pairs } = calibration.report({ ...state, holdoutSeed: dataset.holdout_seed });
     const points = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null && p.gold !== null).map((p) => ({ id: p.id, score: p.score!, gold: p.gold! }));
     const curve = state.criterion.kind === 'binary' ? kappaCurve(points.map((p) => p.score), points.map((p) => p.gold === '1'), 41) : null;
-    return ReportBody({ ctx: pageContext(req), dataset, state, report, points, curve });
+    return ReportBody({ ctx, dataset, state, report, points, curve });
   }
 
   r.get('/datasets/:id/calibration', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const state = resolve(dataset, req.query);
-    const content = state ? body(req, dataset, state) : null;
+    // One page context per request: reading it takes the flash message out of the session.
+    const ctx = pageContext(req);
+    const content = state ? body(ctx, dataset, state) : null;
     sendPageOrFragment(req, res,
-      () => CalibrationPage({ ctx: pageContext(req), dataset, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response'),
+      () => CalibrationPage({ ctx, dataset, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response'),
         runs: runner.queries.forDataset(dataset.id), state, body: content }),
-      () => content ?? CalibrationPage({ ctx: pageContext(req), dataset, criteria: [], runs: [], state: null, body: null }));
+      () => content ?? CalibrationPage({ ctx, dataset, criteria: [], runs: [], state: null, body: null }));
   });
 
   r.post('/datasets/:id/calibration/record', requireRole('expert', app.log), (req, res) => {

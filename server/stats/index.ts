@@ -32,5 +32,10 @@ export { allIndices, bootstrapCI, createRng, pairedBootstrap } from './bootstrap
 export { confusionMetricOn, gatheredOn, maeOn, pearsonOn, rmseOn } from './resample.ts';
 export { kendallOn, rocAucOn, spearmanOn } from './resample-rank.ts';
 
+export type { Cells, CellStat } from './resample-cells.ts';
+export {
+  cellsOf, confusionCells, countCells, errorCells, kappaCells, kendallCells, onIndices, pearsonCells, rocAucCells, spearmanCells,
+} from './resample-cells.ts';
+
 export type { McNemarResult } from './mcnemar.ts';
 export { mcnemarExact, mcnemarFromPairs } from './mcnemar.ts';

@@ -1,57 +1,18 @@
 // Index-based versions of the common statistics, built for bootstrap resampling
 // (see bootstrap.ts). Each factory validates its data once and owns its scratch buffers,
-// so evaluating a resample allocates nothing. Rank statistics are in resample-rank.ts.
+// so evaluating a resample allocates nothing. They count the resample's distinct (x, y)
+// pairs and hand the count to the statistics of resample-cells.ts, which a calibration
+// report shares across all its figures. Rank statistics are in resample-rank.ts.
 
-import { assertFinite, assertSameLength } from './basic.ts';
+import { assertSameLength } from './basic.ts';
 import type { IndexStat } from './bootstrap.ts';
 import type { Confusion } from './binary.ts';
-
-function checkPair(x: ArrayLike<number>, y: ArrayLike<number>): void {
-  assertSameLength(x, y, 'x and y');
-  assertFinite(x, 'x');
-  assertFinite(y, 'y');
-}
+import { cellsOf, confusionCells, errorCells, onIndices, pearsonCells } from './resample-cells.ts';
 
 /** Pearson correlation on the indexed items; null when either side is constant on the resample. */
 export function pearsonOn(x: ArrayLike<number>, y: ArrayLike<number>): IndexStat {
-  checkPair(x, y);
-  return (idx) => {
-    const m = idx.length;
-    if (m < 2) return null;
-    let sx = 0;
-    let sy = 0;
-    let xMin = Infinity;
-    let xMax = -Infinity;
-    let yMin = Infinity;
-    let yMax = -Infinity;
-    for (let k = 0; k < m; k++) {
-      const i = idx[k]!;
-      const xi = x[i]!;
-      const yi = y[i]!;
-      sx += xi;
-      sy += yi;
-      if (xi < xMin) xMin = xi;
-      if (xi > xMax) xMax = xi;
-      if (yi < yMin) yMin = yi;
-      if (yi > yMax) yMax = yi;
-    }
-    // Exact constancy test: the centred sums of identical floats need not be exactly zero.
-    if (xMin === xMax || yMin === yMax) return null;
-    const mx = sx / m;
-    const my = sy / m;
-    let sxy = 0;
-    let sxx = 0;
-    let syy = 0;
-    for (let k = 0; k < m; k++) {
-      const i = idx[k]!;
-      const dx = x[i]! - mx;
-      const dy = y[i]! - my;
-      sxy += dx * dy;
-      sxx += dx * dx;
-      syy += dy * dy;
-    }
-    return Math.max(-1, Math.min(1, sxy / Math.sqrt(sxx * syy)));
-  };
+  const cells = cellsOf(x, y);
+  return onIndices(cells, pearsonCells(cells));
 }
 
 /**
@@ -81,26 +42,13 @@ export function gatheredOn(
 }
 
 export function maeOn(x: ArrayLike<number>, y: ArrayLike<number>): IndexStat {
-  checkPair(x, y);
-  return (idx) => {
-    if (idx.length === 0) return null;
-    let s = 0;
-    for (let k = 0; k < idx.length; k++) s += Math.abs(x[idx[k]!]! - y[idx[k]!]!);
-    return s / idx.length;
-  };
+  const cells = cellsOf(x, y);
+  return onIndices(cells, errorCells(cells, 'mae'));
 }
 
 export function rmseOn(x: ArrayLike<number>, y: ArrayLike<number>): IndexStat {
-  checkPair(x, y);
-  return (idx) => {
-    if (idx.length === 0) return null;
-    let s = 0;
-    for (let k = 0; k < idx.length; k++) {
-      const d = x[idx[k]!]! - y[idx[k]!]!;
-      s += d * d;
-    }
-    return Math.sqrt(s / idx.length);
-  };
+  const cells = cellsOf(x, y);
+  return onIndices(cells, errorCells(cells, 'rmse'));
 }
 
 /**
@@ -114,14 +62,6 @@ export function confusionMetricOn(
   metric: (c: Confusion) => number | null,
 ): IndexStat {
   assertSameLength(scores, labels, 'scores and labels');
-  assertFinite(scores, 'scores');
-  // cell code per item: bit 1 = judge passes, bit 0 = expert passes
-  const cell = new Uint8Array(scores.length);
-  for (let i = 0; i < cell.length; i++) cell[i] = (scores[i]! >= threshold ? 2 : 0) | (labels[i] ? 1 : 0);
-  const counts = new Uint32Array(4);
-  return (idx) => {
-    counts.fill(0);
-    for (let k = 0; k < idx.length; k++) counts[cell[idx[k]!]!]! += 1;
-    return metric({ tn: counts[0]!, fn: counts[1]!, fp: counts[2]!, tp: counts[3]! });
-  };
+  const cells = cellsOf(scores, Float64Array.from(labels, (l) => (l ? 1 : 0)));
+  return onIndices(cells, confusionCells(cells, threshold, metric));
 }

@@ -253,7 +253,9 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
     await page.keyboard.press('s');
     await workspaceReady(page, r4, crit.correct.id);
     await expectProgress(page, t, 2, total, 2);
-    expect(app.ctx.labels.mine(r3, users.a)).toBeNull();
+    // Being shown an item reserves it (an empty draft); skipping leaves nothing submitted and no values.
+    const skipped = app.ctx.labels.mine(r3, users.a);
+    expect(skipped === null || (skipped.annotation.state === 'draft' && skipped.labels.length === 0)).toBe(true);
     await screenshotLive(page, 'labelling-02-workspace-en-english-item');
 
     await labelWithKeys(page, r4, expectedA.get(r4)!, r3);
