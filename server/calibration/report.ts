@@ -309,9 +309,12 @@ export function calibrationReport(input: ReportInput): CalibrationReport {
   // Every resampled figure is a function of the (score, gold) pairs drawn: one cell count per
   // resample serves them all (stats/resample-cells.ts).
   const cells = cellsOf(x, g);
-  stats.push(one('pearson', common.pearson === null ? null : cells, pearsonCells));
-  stats.push(one('spearman', common.spearman === null ? null : cells, spearmanCells));
-  stats.push(one('kendall_tau_b', common.kendall_tau_b === null ? null : cells, kendallCells));
+  // Intervals go on the headline figures: for a binary criterion those are κ, accuracy, F1, AUC and
+  // alignment; its point-biserial correlations and errors are reported without one.
+  const corr = input.kind === 'binary' ? null : cells;
+  stats.push(one('pearson', common.pearson === null ? null : corr, pearsonCells));
+  stats.push(one('spearman', common.spearman === null ? null : corr, spearmanCells));
+  stats.push(one('kendall_tau_b', common.kendall_tau_b === null ? null : corr, kendallCells));
   for (const k of ['pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse']) common.figure_n[k] = n;
 
   let ordinal: Pick<OrdinalReport, 'quadratic_kappa' | 'scale'> | null = null;
@@ -325,8 +328,9 @@ export function calibrationReport(input: ReportInput): CalibrationReport {
   common.rmse = errorGold ? rmse(x, errorGold) : null;
   // Errors against a rescaled gold: same cells (the rescaling is increasing), other y values.
   const errorCellsOn = errorGold === g ? cells : errorGold && { ...cells, y: cells.y.map((v) => (v - prep.scale!.min) / (prep.scale!.max - prep.scale!.min)) };
-  stats.push(one('mae', errorCellsOn && n > 0 ? errorCellsOn : null, (c) => errorCells(c, 'mae')));
-  stats.push(one('rmse', errorCellsOn && n > 0 ? errorCellsOn : null, (c) => errorCells(c, 'rmse')));
+  const errorCi = input.kind === 'binary' ? null : errorCellsOn;
+  stats.push(one('mae', errorCi && n > 0 ? errorCi : null, (c) => errorCells(c, 'mae')));
+  stats.push(one('rmse', errorCi && n > 0 ? errorCi : null, (c) => errorCells(c, 'rmse')));
 
   if (input.kind === 'binary') {
     notes.push('gold_as_0_1');

@@ -194,9 +194,12 @@ describe('binary criteria', () => {
     for (const k of keys) expect(r).toHaveProperty(k);
     expect(Object.keys(r.confusion).sort()).toEqual(['fn', 'fp', 'tn', 'tp']);
     expect(Object.keys(r.ci95)).toEqual(['pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse', 'accuracy', 'f1', 'cohen_kappa', 'roc_auc', 'alignment']);
-    for (const v of Object.values(r.ci95)) {
+    // A binary criterion's headline figures carry intervals; its correlations and errors do not.
+    for (const k of ['pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse']) expect(r.ci95[k]).toBeNull();
+    for (const k of ['accuracy', 'f1', 'cohen_kappa', 'roc_auc', 'alignment']) {
+      const v = r.ci95[k]!;
       expect(v).toHaveLength(2);
-      expect(v![0]).toBeLessThanOrEqual(v![1]);
+      expect(v[0]).toBeLessThanOrEqual(v[1]);
     }
     const json = JSON.stringify(r);
     expect(json).not.toMatch(/NaN|Infinity/);
