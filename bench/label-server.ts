@@ -1,0 +1,62 @@
+/**
+ * The HTTP server side of bench/label.ts, run in a child process so that the server and the load
+ * generator (autocannon) do not share one event loop.
+ *
+ *   node --import tsx bench/label-server.ts goldset DB_FILE   the real app on an existing database
+ *   node --import tsx bench/label-server.ts bare              a bare express 5 app: POST / and GET / answer "ok"
+ *
+ * Listens on 127.0.0.1 on a free port and prints one line `LISTENING <port>` on stdout. Stops on
+ * SIGTERM or SIGINT (or when the parent's stdin closes) with process.exit, so that a `--cpu-prof`
+ * profile is written.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import { loadConfig } from '../server/config.ts';
+import { openDatabase } from '../server/db/connection.ts';
+import { migrate } from '../server/db/migrate.ts';
+import { createLogger } from '../server/log.ts';
+import { createAppContext } from '../server/app-context.ts';
+import { createApp } from '../server/app.ts';
+
+const [mode, dbFile] = process.argv.slice(2);
+let server: Server;
+let close = (): void => {};
+
+if (mode === 'goldset') {
+  if (!dbFile) throw new Error('usage: label-server.ts goldset DB_FILE');
+  // As server/main.ts does it, with the default settings (synchronous = NORMAL) and only errors logged.
+  const config = loadConfig({ GOLDSET_DB: dbFile });
+  const db = openDatabase(config.dbFile, { synchronous: config.synchronous });
+  migrate(db);
+  const ctx = createAppContext(db, config, createLogger('error'));
+  server = createApp(ctx).listen(0, '127.0.0.1', listening);
+  close = () => db.close();
+} else if (mode === 'bare') {
+  const app = express();
+  app.get('/', (_req, res) => { res.send('ok'); });
+  app.post('/', (_req, res) => { res.send('ok'); });
+  server = app.listen(0, '127.0.0.1', listening);
+} else {
+  throw new Error(`unknown mode ${mode}: goldset or bare`);
+}
+
+function listening(): void {
+  process.stdout.write(`LISTENING ${(server.address() as AddressInfo).port}\n`);
+}
+
+let stopping = false;
+function stop(): void {
+  if (stopping) return;
+  stopping = true;
+  server.closeAllConnections();
+  server.close(() => {
+    close();
+    process.exit(0);
+  });
+  setTimeout(() => process.exit(0), 3000).unref();
+}
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.stdin.on('end', stop);
+process.stdin.resume();
