@@ -112,7 +112,7 @@ export function CalibrationPage({ ctx, dataset, criteria, runs, state, body }: {
       <p class="lead">{t('calib.lead')}</p>
       {!state ? <p class="empty-row">{t('calib.nothing')}</p> : (
         <form class="filters card" method="get" action={`/datasets/${dataset.id}/calibration`} hx-get={`/datasets/${dataset.id}/calibration`}
-          hx-target="#report" hx-swap="outerHTML" hx-push-url="true" hx-trigger={'change, input from:"find input[type=range]" delay:250ms'}>
+          hx-target="#report" hx-swap="outerHTML" hx-push-url="true" hx-sync="this:replace" hx-trigger={'change, input from:"find input[type=range]" delay:250ms'}>
           <label for="f-criterion">{t('calib.criterion')}</label>
           <select id="f-criterion" name="criterion">{criteria.map((c) => <option value={c.id} selected={c.id === state.criterion.id}>{c.name}</option>)}</select>
           <label for="f-run">{t('calib.run')}</label>
