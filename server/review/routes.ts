@@ -100,16 +100,19 @@ export function reviewRoutes(app: AppContext): Router {
     return { run, dataset, response, state, comparison, prev: prev?.id, next: next?.id };
   }
 
-  function itemView(loaded: NonNullable<ReturnType<typeof loadItem>>): ReviewItem {
+  function itemView(loaded: NonNullable<ReturnType<typeof loadItem>>, user: Request['user']): ReviewItem {
     const { run, response, state, comparison } = loaded;
     const c: Criterion = state.criterion;
-    const { annotations, labels: values } = labels.submittedFor(response.id);
+    const submitted = labels.submittedFor(response.id);
+    // As on the adjudication page: an expert who may still label this item does not see the others' labels first.
+    const hidden = user?.role === 'expert' && !labels.canAdjudicate(loaded.dataset.id, user) && !submitted.annotations.some((a) => a.annotator_id === user.id);
+    const { annotations, labels: values } = hidden ? { annotations: [], labels: [] } : submitted;
     const valueOf = new Map(values.filter((l) => l.criterion_id === c.id && l.context_index === -1).map((l) => [l.annotation_id, l.value]));
     const score = runner.queries.score(run.id, response.id);
     return {
       response, comparison, score, trace: parseTrace(score?.trace ?? null),
       experts: annotations.map((a) => ({ email: a.annotator_email ?? '', value: valueOf.get(a.id) ?? null, rationale: a.rationale, corrected_answer: a.corrected_answer, submitted_at: a.submitted_at })),
-      gold: labels.gold(c, response.id, -1),
+      gold: hidden ? null : labels.gold(c, response.id, -1),
       adjudication: labels.adjudications(response.id).find((a) => a.criterion_id === c.id && a.context_index === -1),
       verdict: calibration.verdict(run.id, response.id, c.id),
     };
@@ -117,7 +120,7 @@ export function reviewRoutes(app: AppContext): Router {
 
   function renderItem(req: Request, res: Response, loaded: NonNullable<ReturnType<typeof loadItem>>, extra: { values?: Record<string, string>; errors?: FieldErrors } = {}, status = 200) {
     sendDocument(res, ReviewItemPage({
-      ctx: pageContext(req), dataset: loaded.dataset, run: loaded.run, state: loaded.state, item: itemView(loaded), prev: loaded.prev, next: loaded.next,
+      ctx: pageContext(req), dataset: loaded.dataset, run: loaded.run, state: loaded.state, item: itemView(loaded, req.user), prev: loaded.prev, next: loaded.next,
       canRecord: can(req.user?.role, 'expert'), canAdjudicate: labels.canAdjudicate(loaded.dataset.id, req.user), ...extra,
     }), status);
   }

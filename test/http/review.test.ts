@@ -171,6 +171,14 @@ describe('an item under review', () => {
     expect((await admin.get(`/runs/${ragas}/review/${ids[0]}?${q()}`)).text).toContain('No trace');
   });
 
+  it('hides the experts\' labels from an expert who has not labelled the item yet, as the adjudication page does', async () => {
+    const newcomer = await loginAs(app, 'newcomer@example.com', 'expert');
+    const page = await newcomer.get(`/runs/${ragas}/review/${ids[0]}?${q()}`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('The context names the HR department explicitly.');
+    expect(page.text).not.toContain('li@example.com');
+  });
+
   it('is 404 for a response of another dataset', async () => {
     const other = await admin.post('/datasets', { name: 'Other', language: 'en', description: '', domain: '' });
     const otherId = Number(other.headers.get('location')!.split('/').pop());
