@@ -73,6 +73,7 @@ export function ReportBody({ ctx, dataset, state, report, points, curve }: {
           {report.notes.length > 0 && <p class="sub">{t('calib.notes')} {report.notes.map((n) => <span class="tag">{t(`calib.note_${n}` as 'calib.note_too_few_items')}</span>)}</p>}
         </section>
         <section class="card charts" aria-label={t('calib.pictures')}>
+          <h3 class="chart-title">{t('calib.chart_confusion')}</h3>
           {binary && <ConfusionHeatmap matrix={binaryConfusionMatrix(binary.confusion)} rowLabels={[t('calib.expert_pass'), t('calib.expert_fail')]}
             colLabels={[t('calib.judge_pass'), t('calib.judge_fail')]} labels={{ title: t('calib.chart_confusion'), rows: t('calib.expert'), columns: t('calib.judge') }} />}
           {report.kind === 'categorical' && report.categorical.matrix && <ConfusionHeatmap matrix={report.categorical.matrix} rowLabels={report.categorical.categories}
@@ -80,11 +81,11 @@ export function ReportBody({ ctx, dataset, state, report, points, curve }: {
         </section>
       </div>
       <div class="chart-grid">
-        <section class="card"><ScoreByLabelChart points={points} groups={groups} threshold={binary ? state.threshold : null}
+        <section class="card"><h3 class="chart-title">{t('calib.chart_scatter')}</h3><ScoreByLabelChart points={points} groups={groups} threshold={binary ? state.threshold : null}
           labels={{ title: t('calib.chart_scatter'), xAxis: t('calib.expert_label'), yAxis: t('calib.judge_score'), threshold: t('calib.threshold') }} /></section>
-        <section class="card"><ScoreHistogram points={points} groups={groups} relative
+        <section class="card"><h3 class="chart-title">{t('calib.chart_hist')}</h3><ScoreHistogram points={points} groups={groups} relative
           labels={{ title: t('calib.chart_hist'), xAxis: t('calib.judge_score'), yAxis: t('calib.share') }} /></section>
-        {binary && curve && <section class="card"><KappaThresholdChart curve={curve} threshold={state.threshold}
+        {binary && curve && <section class="card"><h3 class="chart-title">{t('calib.chart_kappa')}</h3><KappaThresholdChart curve={curve} threshold={state.threshold}
           best={binary.best_threshold !== null && binary.best_threshold_kappa !== null ? { threshold: binary.best_threshold, kappa: binary.best_threshold_kappa } : null}
           labels={{ title: t('calib.chart_kappa'), xAxis: t('calib.threshold'), yAxis: 'κ', current: t('calib.current'), best: t('calib.best') }} /></section>}
       </div>
