@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { beforeEach } from 'vitest';
 
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'screenshots');
 
@@ -44,4 +45,21 @@ export async function screenshotLive(page: Page, name: string): Promise<string> 
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true, caret: 'initial' });
   return file;
+}
+
+/**
+ * For a describe block whose steps build on each other: after the first failure the remaining steps
+ * are skipped instead of piling up timeouts, and the failure leaves evidence — a screenshot of every
+ * open page and the server's last warnings.
+ */
+export function stopAtFirstFailure(name: string, pages: () => Page[], logs: () => string[]): void {
+  let failed = false;
+  beforeEach(({ skip, onTestFailed, task }) => {
+    if (failed) skip();
+    onTestFailed(async () => {
+      failed = true;
+      for (const [i, p] of pages().entries()) await screenshot(p, `FAILED-${name}-${task.name.replace(/\W+/g, '-')}-${i}`).catch(() => {});
+      console.error(logs().filter((l) => /"level":"(warn|error)"/.test(l)).slice(-10).join('\n'));
+    });
+  });
 }

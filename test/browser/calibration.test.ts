@@ -5,12 +5,12 @@
 // in Chinese. Screenshots land in screenshots/ for a human to look at.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
-import { launchBrowser, newContext, screenshot, screenshotLive } from './browser.ts';
+import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
 
 const en = translator('en');
 const zh = translator('zh');
@@ -170,16 +170,7 @@ describe('calibration report, threshold and disagreement review', () => {
     page = await personPage('en-US');
   });
 
-  // The steps build on each other: after the first failure, skip the rest instead of piling up timeouts.
-  let failed = false;
-  beforeEach(({ skip, onTestFailed, task }) => {
-    if (failed) skip();
-    onTestFailed(async () => {
-      failed = true;
-      for (const [i, p] of pages.entries()) await screenshot(p, `FAILED-calibration-${task.name.replace(/\W+/g, '-')}-${i}`).catch(() => {});
-      console.error(app.logs.filter((l) => /"level":"(warn|error)"/.test(l)).slice(-10).join('\n'));
-    });
-  });
+  stopAtFirstFailure('calibration', () => pages, () => app.logs);
 
   afterAll(async () => {
     await browser?.close();

@@ -3,10 +3,10 @@
 // with its history, review by a second (invited) expert, a Ragas export that reads back, and the
 // Chinese interface. Screenshots land in screenshots/ for a human to look at.
 import fs from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
-import { launchBrowser, newContext, screenshot } from './browser.ts';
+import { launchBrowser, newContext, screenshot, stopAtFirstFailure } from './browser.ts';
 
 const ADMIN = { email: 'ada@example.com', name: 'Ada Admin', password: 'correct horse battery' };
 const EXPERT = { email: 'li.wei@example.com', name: 'Li Wei', password: 'another long password' };
@@ -60,17 +60,7 @@ describe('goldset in a browser', () => {
     watchErrors(page, errors);
   });
 
-  // The steps build on each other: after the first failure, skip the rest instead of piling up timeouts.
-  let failed = false;
-  beforeEach(({ skip, onTestFailed, task }) => {
-    if (failed) skip();
-    onTestFailed(async () => {
-      failed = true;
-      // Leave evidence: what the page looked like, and what the server logged.
-      await screenshot(page, `FAILED-${task.name.replace(/\W+/g, '-')}`).catch(() => {});
-      console.error(app.logs.filter((l) => /"level":"(warn|error)"/.test(l)).slice(-10).join('\n'));
-    });
-  });
+  stopAtFirstFailure('foundation', () => [page], () => app.logs);
 
   afterAll(async () => {
     await browser?.close();

@@ -3,12 +3,12 @@
 // and the admin adjudicates the disagreement. Screenshots land in screenshots/ for a human to look at.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
-import { launchBrowser, newContext, screenshot, screenshotLive } from './browser.ts';
+import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
 
 const en = translator('en');
 const zh = translator('zh');
@@ -189,16 +189,7 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
     expertA = await personPage('en-US');
   });
 
-  // The steps build on each other: after the first failure, skip the rest instead of piling up timeouts.
-  let failed = false;
-  beforeEach(({ skip, onTestFailed, task }) => {
-    if (failed) skip();
-    onTestFailed(async () => {
-      failed = true;
-      for (const [i, p] of pages.entries()) await screenshot(p, `FAILED-labelling-${task.name.replace(/\W+/g, '-')}-${i}`).catch(() => {});
-      console.error(app.logs.filter((l) => /"level":"(warn|error)"/.test(l)).slice(-10).join('\n'));
-    });
-  });
+  stopAtFirstFailure('labelling', () => pages, () => app.logs);
 
   afterAll(async () => {
     await browser?.close();
