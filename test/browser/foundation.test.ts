@@ -313,3 +313,44 @@ describe('search and review meter', () => {
     expect(box?.width ?? 0).toBeGreaterThan(0);
   });
 });
+
+describe('uploading a file to import', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let datasetId = 0;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const admin = await app.ctx.users.createFirstAdmin({ email: ADMIN.email, name: ADMIN.name, password: ADMIN.password });
+    datasetId = app.ctx.datasets.create(admin.id, { name: 'Upload', description: '', language: 'zh', domain: '' }).id;
+    browser = await launchBrowser();
+    page = await (await newContext(browser)).newPage();
+    await page.goto(app.url + '/login');
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/datasets');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('uploads through the progress-reporting script and shows the result on the same page', async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ user_input: `问题 ${i}：新员工第一天需要带什么材料？`, reference: `身份证和学历证书原件（${i}）。`.repeat(3) }));
+    const file = `${app.dir}/upload.jsonl`;
+    fs.writeFileSync(file, rows.join('\n'));
+    await page.goto(`${app.url}/datasets/${datasetId}/import`);
+    await page.getByLabel('File', { exact: true }).setInputFiles(file);
+    const upload = page.waitForRequest((r) => r.url().endsWith(`/datasets/${datasetId}/import`) && r.method() === 'POST');
+    await page.getByRole('button', { name: 'Import' }).click();
+    const request = await upload;
+    expect(request.headers()['x-csrf-token']).toBeTruthy(); // sent by the upload script (XMLHttpRequest), not a plain form post
+    await page.getByText('Imported 3000 rows: 3000 new samples, 0 matched existing samples.').waitFor();
+    expect(page.url()).toBe(`${app.url}/datasets/${datasetId}/import`);
+    expect(app.ctx.samples.queries.list({ datasetId }, { limit: 1, offset: 0 }).total).toBe(3000);
+    await screenshot(page, '09-import-done');
+  });
+});
