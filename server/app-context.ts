@@ -26,7 +26,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const labels = labelService(db, audit);
   const settings = judgeSettings(db, config, audit);
   const prompts = promptStore(db, audit);
-  const registry = metricRegistry(db);
+  const registry = metricRegistry(db, audit);
   return {
     db, config, log, audit,
     users: userService(db, audit),

@@ -50,8 +50,8 @@ export function calibrationService(db: DB, audit: AuditQueries) {
     adjudications: db.prepare<[number], { response_id: number; value: string }>('SELECT response_id, value FROM adjudication WHERE criterion_id = ? AND context_index = -1'),
     insert: db.prepare(`INSERT INTO calibration (dataset_id, criterion_id, run_id, metric_key, part, threshold, strength, strength_name, report, item_ids, created_by)
       VALUES (@dataset_id, @criterion_id, @run_id, @metric_key, @part, @threshold, @strength, @strength_name, @report, @item_ids, @created_by)`),
-    latest: db.prepare<[number, string], { id: number; criterion_id: number; criterion: string; run_id: number; run: string; part: string; strength: number | null; strength_name: string; report: string; created_at: string }>(`
-      SELECT c.id, c.criterion_id, k.name AS criterion, c.run_id, r.name AS run, c.part, c.strength, c.strength_name, c.report, c.created_at
+    latest: db.prepare<[number, string], { id: number; criterion_id: number; criterion: string; run_id: number; run: string; part: string; strength: number | null; strength_name: string; report: string; item_ids: string; created_at: string }>(`
+      SELECT c.id, c.criterion_id, k.name AS criterion, c.run_id, r.name AS run, c.part, c.strength, c.strength_name, c.report, c.item_ids, c.created_at
       FROM calibration c JOIN criterion k ON k.id = c.criterion_id JOIN run r ON r.id = c.run_id
       WHERE c.dataset_id = ? AND c.metric_key = ? ORDER BY c.id DESC LIMIT 1`),
     upsertVerdict: db.prepare(`INSERT INTO review_verdict (dataset_id, run_id, response_id, criterion_id, verdict, note, reviewer_id)

@@ -102,12 +102,7 @@ export function metricRoutes(app: AppContext): Router {
       if (!components.length || components.some((c) => !registry.get(dataset.id, c.metric) || !(c.weight > 0))) return fail({ components: req.t('err.components') });
       config = { components };
     }
-    app.db.transaction(() => {
-      const id = Number(app.db.prepare('INSERT INTO metric (dataset_id, key, kind, config, created_by) VALUES (?, ?, ?, ?, ?)')
-        .run(dataset.id, f.key, f.kind, JSON.stringify(config), req.user!.id).lastInsertRowid);
-      app.audit.record({ actorId: req.user!.id, entityType: 'metric', entityId: id, datasetId: dataset.id, action: 'create', after: { key: f.key, kind: f.kind, ...config } });
-    })();
-    if (!registry.get(dataset.id, f.key)) return fail({ _form: req.t('err.invalid') });
+    if (!registry.create(req.user!.id, dataset.id, f.key, f.kind, config)) return fail({ _form: req.t('err.invalid') });
     req.session.flash = req.t('metrics.created');
     res.redirect(303, `/datasets/${dataset.id}/metrics#m-${f.key}`);
   });
@@ -135,7 +130,7 @@ export function metricRoutes(app: AppContext): Router {
         [latest.strength_name]: latest.strength, n: report.n, excluded: report.excluded,
         figures: Object.fromEntries(Object.entries(report).filter(([k]) => !['ci95', 'figure_n', 'notes', 'excluded', 'n', 'kind'].includes(k))),
         ci95: report.ci95,
-        item_ids: JSON.parse(app.db.prepare('SELECT item_ids FROM calibration WHERE id = ?').pluck().get(latest.id) as string) as number[],
+        item_ids: JSON.parse(latest.item_ids) as number[],
       } : null,
     };
     res.type('application/json').attachment(`goldset-judge-${metric.key}.json`).send(JSON.stringify(body, null, 2));

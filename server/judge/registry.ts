@@ -1,12 +1,14 @@
 // Which metrics a dataset can run: the built-in ones, and its custom rubric and composite metrics.
 import type { DB } from '../db/connection.ts';
+import type { AuditQueries } from '../audit/queries.ts';
 import type { MetricDefinition } from './types.ts';
 import { BUILTIN_METRICS } from './metrics/index.ts';
 import { compositeMetric, customRubricMetric } from './metrics/custom.ts';
 
 export interface MetricRow { id: number; dataset_id: number; key: string; kind: 'custom' | 'composite'; config: string; created_at: string }
 
-export function metricRegistry(db: DB) {
+export function metricRegistry(db: DB, audit: AuditQueries) {
+  const insert = db.prepare('INSERT INTO metric (dataset_id, key, kind, config, created_by) VALUES (?, ?, ?, ?, ?)');
   const byKey = db.prepare<[number, string], MetricRow>('SELECT * FROM metric WHERE dataset_id = ? AND key = ?');
   const forDataset = db.prepare<[number], MetricRow>('SELECT * FROM metric WHERE dataset_id = ? ORDER BY key');
 
@@ -30,6 +32,18 @@ export function metricRegistry(db: DB) {
     get: (datasetId: number, key: string) => get(datasetId, key),
     builtinKeys: () => Object.keys(BUILTIN_METRICS),
     custom: (datasetId: number) => forDataset.all(datasetId),
+
+    /** Stores a custom or composite metric; returns false, storing nothing, when its config does not make a metric. */
+    create(actorId: number | null, datasetId: number, key: string, kind: 'custom' | 'composite', config: Record<string, unknown>): boolean {
+      let valid: MetricDefinition | undefined;
+      try { valid = build(datasetId, { id: 0, dataset_id: datasetId, key, kind, config: JSON.stringify(config), created_at: '' }); } catch { valid = undefined; }
+      if (!valid) return false;
+      db.transaction(() => {
+        const id = Number(insert.run(datasetId, key, kind, JSON.stringify(config), actorId).lastInsertRowid);
+        audit.record({ actorId, entityType: 'metric', entityId: id, datasetId, action: 'create', after: { key, kind, ...config } });
+      })();
+      return true;
+    },
   };
 }
 

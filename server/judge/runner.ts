@@ -8,7 +8,7 @@ import type { JudgeClient } from '../llm/client.ts';
 import type { JudgeSettings } from './settings.ts';
 import type { PromptStore } from './prompt-store.ts';
 import type { MetricRegistry } from './registry.ts';
-import type { Language, PromptInUse, ScoreResult, ScoringItem } from './types.ts';
+import type { Language, MetricDefinition, PromptInUse, ScoreResult, ScoringItem } from './types.ts';
 import { runQueries, type RunRow, type Selection } from './run-queries.ts';
 
 export class RunError extends Error {
@@ -35,8 +35,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     };
   }
 
-  async function scoreOne(run: RunRow, responseId: number, judge: JudgeClient | null, prompts: Record<string, PromptInUse>): Promise<ScoreResult> {
-    const metric = deps.registry.get(run.dataset_id, run.metric_key)!;
+  async function scoreOne(run: RunRow, metric: MetricDefinition, responseId: number, judge: JudgeClient | null, prompts: Record<string, PromptInUse>): Promise<ScoreResult> {
     const it = item(responseId);
     const empty = { steps: [], computation: '' };
     if (!it) return { status: 'skipped', value: null, reason: 'response_deleted', trace: empty };
@@ -82,7 +81,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     };
     const worker = async () => {
       for (let id = next(); id !== undefined && !state.cancelled; id = next()) {
-        const result = await scoreOne(run, id, judge, prompts);
+        const result = await scoreOne(run, metric, id, judge, prompts);
         runs.insertScore({ run_id: run.id, response_id: id, status: result.status, value: result.value, reason: result.reason, trace: JSON.stringify(result.trace) });
         flushUsage();
       }
