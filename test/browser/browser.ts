@@ -63,3 +63,12 @@ export function stopAtFirstFailure(name: string, pages: () => Page[], logs: () =
     });
   });
 }
+
+/** Logs in through the login form (English labels) and waits for the datasets page. */
+export async function logInThroughForm(page: Page, baseUrl: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(baseUrl + '/login');
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL('**/datasets');
+}

@@ -358,9 +358,8 @@ describe('calibration report, threshold and disagreement review', () => {
 // Console errors of known, accepted causes; none at the moment.
 const KNOWN_CONSOLE_ERRORS: RegExp[] = [];
 
-// Bugs found while writing the test above, not fixed yet. Each test states the behaviour a user needs and
-// once broken, now fixed; these keep it that way.
-describe('calibration report: known bugs', () => {
+// Bugs found while writing the test above, now fixed; each test states the behaviour a user needs.
+describe('calibration report: behaviour that once was broken', () => {
   let app: TestApp;
   let browser: Browser;
   let page: Page;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
-import { launchBrowser, newContext, screenshot, stopAtFirstFailure } from './browser.ts';
+import { launchBrowser, logInThroughForm, newContext, screenshot, stopAtFirstFailure } from './browser.ts';
 
 const ADMIN = { email: 'ada@example.com', name: 'Ada Admin', password: 'correct horse battery' };
 const EXPERT = { email: 'li.wei@example.com', name: 'Li Wei', password: 'another long password' };
@@ -270,11 +270,7 @@ describe('search and review meter', () => {
     datasetUrl = `${app.url}/datasets/${dataset.id}`;
     browser = await launchBrowser();
     page = await (await newContext(browser)).newPage();
-    await page.goto(app.url + '/login');
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/datasets');
+    await logInThroughForm(page, app.url, ADMIN);
   });
 
   afterAll(async () => {
@@ -326,11 +322,7 @@ describe('uploading a file to import', () => {
     datasetId = app.ctx.datasets.create(admin.id, { name: 'Upload', description: '', language: 'zh', domain: '' }).id;
     browser = await launchBrowser();
     page = await (await newContext(browser)).newPage();
-    await page.goto(app.url + '/login');
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/datasets');
+    await logInThroughForm(page, app.url, ADMIN);
   });
 
   afterAll(async () => {
