@@ -106,8 +106,3 @@ export async function loginAs(app: TestApp, email: string, role: 'admin' | 'expe
   await c.get('/datasets');
   return c;
 }
-
-/** Pulls the text of the first element matching a simple id or class from HTML, for assertions. */
-export function countMatches(html: string, needle: string): number {
-  return html.split(needle).length - 1;
-}

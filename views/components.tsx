@@ -29,11 +29,6 @@ export function Field({ name, label, errors, hint, children, id }: FieldProps) {
   );
 }
 
-export function describedBy(id: string, errors: FieldErrors | undefined, name: string, hint?: boolean): string | undefined {
-  const parts = [hint ? `${id}-hint` : '', errors?.[name] ? `${id}-error` : ''].filter(Boolean);
-  return parts.length ? parts.join(' ') : undefined;
-}
-
 export function FormError({ errors }: { errors?: FieldErrors | undefined }) {
   return errors?._form ? <div class="alert" role="alert">{errors._form}</div> : null;
 }

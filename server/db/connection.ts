@@ -19,8 +19,3 @@ export function openDatabase(file: string, options: OpenOptions = {}): DB {
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
   return db;
 }
-
-/** Runs fn inside one transaction and returns its result; better-sqlite3 transactions are synchronous. */
-export function inTransaction<T>(db: DB, fn: () => T): T {
-  return db.transaction(fn)();
-}
