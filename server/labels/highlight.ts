@@ -1,73 +1,214 @@
 // Marks the words of the question and ground truth where they occur in a retrieved context, so an
 // expert sees at a glance whether a context is about the question. Latin words of 3+ letters match
 // whole-word and case-insensitively; Chinese text matches by character pairs (bigrams).
+import { escapeHtml, type SafeHtml } from '../http/html.ts';
+
 export type Segment = { text: string; mark: boolean };
+export interface HighlightTerms { words: Set<string>; bigrams: Set<string> }
 
 const STOP = new Set(['the', 'and', 'for', 'are', 'was', 'what', 'which', 'who', 'how', 'does', 'did', 'with', 'from', 'that', 'this', 'your', 'you', 'can', 'not', 'have', 'has', 'will', 'into', 'about', 'when', 'where']);
 const HAN = /\p{Script=Han}/u;
+const LETTER_OR_NUMBER = /[\p{L}\p{N}]/u;
 
-export function highlightTerms(...texts: string[]): { words: Set<string>; bigrams: Set<string> } {
+// This runs for every context of every item shown, so characters are classified and lowercased
+// through tables of the Basic Multilingual Plane filled on first use: Unicode-property regexes and
+// toLowerCase() per character cost far more than a table read. Characters beyond the BMP (rare)
+// take the slow path every time.
+const LETTER = 1, HAN_CHAR = 2, KNOWN = 4;
+const bmpClass = new Uint8Array(0x10000);
+const bmpLower = new Int32Array(0x10000).fill(-2); // -2: not computed yet
+
+function classOf(cp: number): number {
+  if (cp < 0x10000 && bmpClass[cp] !== 0) return bmpClass[cp]!;
+  const c = String.fromCodePoint(cp);
+  const k = KNOWN | (LETTER_OR_NUMBER.test(c) ? LETTER : 0) | (HAN.test(c) ? HAN_CHAR : 0);
+  if (cp < 0x10000) bmpClass[cp] = k;
+  return k;
+}
+
+/** The lowercase of one character as a code point, or -1 when it lowercases to several (it then ends no bigram). */
+function lowerCodePoint(cp: number): number {
+  if (cp < 0x10000 && bmpLower[cp] !== -2) return bmpLower[cp]!;
+  const l = String.fromCodePoint(cp).toLowerCase();
+  const lcp = l.codePointAt(0)!;
+  const lower = l.length === (lcp > 0xffff ? 2 : 1) ? lcp : -1;
+  if (cp < 0x10000) bmpLower[cp] = lower;
+  return lower;
+}
+
+/** The code point at UTF-16 offset i (a lone surrogate stands for itself); its length is 2 when above 0xffff. */
+function codePointAt(text: string, i: number): number {
+  const hi = text.charCodeAt(i);
+  if (hi < 0xd800 || hi > 0xdbff || i + 1 >= text.length) return hi;
+  const lo = text.charCodeAt(i + 1);
+  return lo < 0xdc00 || lo > 0xdfff ? hi : ((hi - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
+}
+
+/** Runs of letters and numbers (any script); calls back with the UTF-16 range and whether it holds a Han character. */
+function forEachRun(text: string, accept: (k: number) => boolean, fn: (start: number, end: number, han: boolean) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let cp = codePointAt(text, i);
+    if (!accept(classOf(cp))) { i += cp > 0xffff ? 2 : 1; continue; }
+    const start = i;
+    let han = false;
+    do {
+      han ||= (classOf(cp) & HAN_CHAR) !== 0;
+      i += cp > 0xffff ? 2 : 1;
+      if (i >= n) break;
+      cp = codePointAt(text, i);
+    } while (accept(classOf(cp)));
+    fn(start, i, han);
+  }
+}
+
+const isLetter = (k: number) => (k & LETTER) !== 0;
+const isLatinLetter = (k: number) => (k & (LETTER | HAN_CHAR)) === LETTER;
+
+export function highlightTerms(...texts: string[]): HighlightTerms {
   const words = new Set<string>(), bigrams = new Set<string>();
   for (const text of texts) {
-    for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
-      const w = m[0];
-      if (HAN.test(w)) {
-        const chars = [...w].filter((c) => HAN.test(c) || /[\p{L}\p{N}]/u.test(c));
-        for (let i = 0; i + 1 < chars.length; i++) bigrams.add(chars[i]! + chars[i + 1]!);
-      } else if (w.length >= 3 && !STOP.has(w)) words.add(w);
-    }
+    // Lowercased as a whole (not per character) so that context-dependent mappings such as the
+    // Greek final sigma come out as the user typed them.
+    const lower = text.toLowerCase();
+    forEachRun(lower, isLetter, (start, end, han) => {
+      if (han) {
+        for (let i = start; ;) {
+          const j = i + (codePointAt(lower, i) > 0xffff ? 2 : 1);
+          if (j >= end) break;
+          bigrams.add(lower.slice(i, j + (codePointAt(lower, j) > 0xffff ? 2 : 1)));
+          i = j;
+        }
+      } else {
+        const w = lower.slice(start, end);
+        if (w.length >= 3 && !STOP.has(w)) words.add(w);
+      }
+    });
   }
   return { words, bigrams };
 }
 
-const LATIN_RUN = /(?:(?!\p{Script=Han})[\p{L}\p{N}])+/gu;
+/**
+ * The terms in the form the matcher reads. Bigrams: an open-addressing hash set of code point pairs,
+ * behind a bitmap of their first characters (most characters start no bigram, and a Map lookup per
+ * character was most of the cost). Words: a set, behind a filter on (length, first letter) of the
+ * ASCII ones so that most words of a context are rejected without building their lowercase.
+ */
+interface Matcher {
+  firsts: Uint32Array; pairFirst: Int32Array; pairSecond: Int32Array; pairMask: number;
+  hasBigrams: boolean; words: Set<string>; asciiWordKeys: Uint8Array;
+}
+const matchers = new WeakMap<HighlightTerms, Matcher>();
+const MAX_WORD_KEY_LENGTH = 63;
+const asciiWordKey = (length: number, firstLower: number) => Math.min(length, MAX_WORD_KEY_LENGTH) * 128 + firstLower;
+const pairSlot = (a: number, b: number, mask: number) => (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 0 & mask;
 
-/** The lowercase of one character as a code point, or -1 when it lowercases to several (it then ends no bigram). */
-function lowerCodePoint(c: string): number {
-  const cp = c.codePointAt(0)!;
-  if (cp < 0x80) return cp >= 0x41 && cp <= 0x5a ? cp + 32 : cp;
-  if (cp >= 0x4e00 && cp <= 0x9fff) return cp; // CJK ideographs have no case
-  const l = c.toLowerCase();
-  const lcp = l.codePointAt(0)!;
-  return l.length === (lcp > 0xffff ? 2 : 1) ? lcp : -1;
+function matcherOf(terms: HighlightTerms): Matcher {
+  let m = matchers.get(terms);
+  if (m) return m;
+  let size = 8;
+  while (size < terms.bigrams.size * 4) size *= 2;
+  const firsts = new Uint32Array(0x10000 / 32), pairFirst = new Int32Array(size).fill(-1), pairSecond = new Int32Array(size);
+  for (const b of terms.bigrams) {
+    const a = b.codePointAt(0)!;
+    const second = b.codePointAt(a > 0xffff ? 2 : 1)!;
+    firsts[(a & 0xffff) >>> 5]! |= 1 << (a & 31);
+    let h = pairSlot(a, second, size - 1);
+    while (pairFirst[h] !== -1 && !(pairFirst[h] === a && pairSecond[h] === second)) h = (h + 1) & (size - 1);
+    pairFirst[h] = a;
+    pairSecond[h] = second;
+  }
+  const asciiWordKeys = new Uint8Array((MAX_WORD_KEY_LENGTH + 1) * 128);
+  for (const w of terms.words) if (/^[\0-\x7f]*$/.test(w)) asciiWordKeys[asciiWordKey(w.length, w.charCodeAt(0))] = 1;
+  m = { firsts, pairFirst, pairSecond, pairMask: size - 1, hasBigrams: terms.bigrams.size > 0, words: terms.words, asciiWordKeys };
+  matchers.set(terms, m);
+  return m;
 }
 
-/** Runs once per context of every item shown, so it works on code points and typed arrays. */
-export function highlight(text: string, terms: { words: Set<string>; bigrams: Set<string> }): Segment[] {
-  const chars = [...text];
-  const n = chars.length;
-  const marked = new Uint8Array(n);
-  if (terms.bigrams.size > 0) {
-    const keys = new Set<number>(); // each bigram is exactly two code points
-    for (const b of terms.bigrams) {
-      const a = b.codePointAt(0)!;
-      keys.add(a * 0x110000 + b.codePointAt(a > 0xffff ? 2 : 1)!);
-    }
-    let prev = n > 0 ? lowerCodePoint(chars[0]!) : -1;
-    for (let i = 0; i + 1 < n; i++) {
-      const next = lowerCodePoint(chars[i + 1]!);
-      if (prev >= 0 && next >= 0 && keys.has(prev * 0x110000 + next)) { marked[i] = 1; marked[i + 1] = 1; }
-      prev = next;
+function hasPair(m: Matcher, a: number, b: number): boolean {
+  if ((m.firsts[(a & 0xffff) >>> 5]! & (1 << (a & 31))) === 0) return false;
+  for (let h = pairSlot(a, b, m.pairMask); m.pairFirst[h] !== -1; h = (h + 1) & m.pairMask) {
+    if (m.pairFirst[h] === a && m.pairSecond[h] === b) return true;
+  }
+  return false;
+}
+
+function lowerEach(s: string): string {
+  let out = '';
+  for (const c of s) out += c.toLowerCase();
+  return out;
+}
+
+/**
+ * One mark per UTF-16 unit (both halves of a surrogate pair alike), or null when nothing matches.
+ * A pair of adjacent characters whose lowercase is a term bigram marks both; a run of non-Han
+ * letters whose lowercase (character by character) is a term word marks the run.
+ */
+function markUnits(text: string, m: Matcher): Uint8Array | null {
+  const n = text.length;
+  let marks: Uint8Array | null = null;
+  if (m.hasBigrams) {
+    let prev = -1, prevStart = 0;
+    for (let i = 0; i < n;) {
+      const cp = codePointAt(text, i);
+      const len = cp > 0xffff ? 2 : 1;
+      const lower = lowerCodePoint(cp);
+      if (prev >= 0 && lower >= 0 && hasPair(m, prev, lower)) {
+        marks ??= new Uint8Array(n);
+        for (let k = prevStart; k < i + len; k++) marks[k] = 1;
+      }
+      prev = lower;
+      prevStart = i;
+      i += len;
     }
   }
-  if (terms.words.size > 0) {
-    const cpAt = new Int32Array(text.length + 1); // UTF-16 offset -> code point index
-    for (let i = 0, u = 0; i < n; i++) { cpAt[u] = i; u += chars[i]!.length; cpAt[u] = i + 1; }
-    for (const m of text.matchAll(LATIN_RUN)) {
-      const i = cpAt[m.index]!, j = cpAt[m.index + m[0].length]!;
-      let word = '';
-      for (let k = i; k < j; k++) word += chars[k]!.toLowerCase();
-      if (terms.words.has(word)) marked.fill(1, i, j);
+  if (m.words.size > 0) {
+    for (let i = 0; i < n;) {
+      let cp = codePointAt(text, i);
+      if (!isLatinLetter(classOf(cp))) { i += cp > 0xffff ? 2 : 1; continue; }
+      const start = i;
+      let ascii = true;
+      do {
+        ascii &&= cp < 0x80;
+        i += cp > 0xffff ? 2 : 1;
+        if (i >= n) break;
+        cp = codePointAt(text, i);
+      } while (isLatinLetter(classOf(cp)));
+      // An ASCII run lowercases to an ASCII word of the same length: most are ruled out by the filter.
+      if (ascii && m.asciiWordKeys[asciiWordKey(i - start, text.charCodeAt(start) | 0x20)] === 0) continue;
+      const word = ascii ? text.slice(start, i).toLowerCase() : lowerEach(text.slice(start, i));
+      if (m.words.has(word)) (marks ??= new Uint8Array(n)).fill(1, start, i);
     }
   }
+  return marks;
+}
+
+/** The text cut into marked and unmarked pieces. */
+export function highlight(text: string, terms: HighlightTerms): Segment[] {
+  const marks = markUnits(text, matcherOf(terms));
+  if (!marks) return text.length > 0 ? [{ text, mark: false }] : [];
   const out: Segment[] = [];
-  let start = 0, u = 0, su = 0;
-  for (let k = 0; k <= n; k++) {
-    if (k === n || (k > start && marked[k] !== marked[start])) {
-      if (k > start) out.push({ text: text.slice(su, u), mark: marked[start] === 1 });
-      start = k; su = u;
+  for (let start = 0, k = 1; k <= text.length; k++) {
+    if (k === text.length || marks[k] !== marks[start]) {
+      out.push({ text: text.slice(start, k), mark: marks[start] === 1 });
+      start = k;
     }
-    if (k < n) u += chars[k]!.length;
   }
   return out;
+}
+
+/** The text as escaped HTML with the marked pieces in `<mark>`: what the view renders for `highlight`'s segments, in one string. */
+export function highlightHtml(text: string, terms: HighlightTerms): SafeHtml {
+  const marks = markUnits(text, matcherOf(terms));
+  if (!marks) return escapeHtml(text);
+  let html = '';
+  for (let start = 0, k = 1; k <= text.length; k++) {
+    if (k === text.length || marks[k] !== marks[start]) {
+      const piece = escapeHtml(text.slice(start, k));
+      html += marks[start] === 1 ? `<mark>${piece}</mark>` : piece;
+      start = k;
+    }
+  }
+  return html as SafeHtml;
 }

@@ -8,7 +8,7 @@ import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { ResponseWithSample } from '../responses/queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
-import { highlight, highlightTerms } from './highlight.ts';
+import { highlightHtml, highlightTerms } from './highlight.ts';
 import { LabelConflict, LabelError, valueKey, type AnnotationInput } from './service.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { LabelPage, QueueDone, Workspace, type WorkspaceItem } from '../../views/pages/label.tsx';
@@ -42,7 +42,7 @@ export function labelRoutes(app: AppContext): Router {
     const terms = highlightTerms(response.question, response.ground_truth);
     return {
       dataset, response, criteria: criteria.forDataset(dataset.id), annotation: mine?.annotation ?? null, values,
-      contexts: (JSON.parse(response.retrieved_contexts) as string[]).map((c) => highlight(c, terms)),
+      contexts: (JSON.parse(response.retrieved_contexts) as string[]).map((c) => highlightHtml(c, terms)),
       rationale: override?.input.rationale ?? mine?.annotation.rationale ?? '',
       correctedAnswer: override?.input.corrected_answer ?? mine?.annotation.corrected_answer ?? '',
       progress: labels.progress(dataset.id, req.user!.id),

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
+import { h } from 'preact';
+import { render } from 'preact-render-to-string';
+import { highlight, highlightHtml, highlightTerms } from '../../server/labels/highlight.ts';
+import { createRng } from '../../server/stats/bootstrap.ts';
+import { Highlighted } from '../../views/pages/label.tsx';
+import { referenceHighlight, referenceTerms } from './highlight-reference.ts';
 
 const show = (segments: ReturnType<typeof highlight>) => segments.map((s) => (s.mark ? `[${s.text}]` : s.text)).join('');
 
@@ -19,5 +24,48 @@ describe('highlight', () => {
   it('keeps the text intact, markup characters included', () => {
     const text = '<script>alert("leave")</script>';
     expect(highlight(text, highlightTerms('leave')).map((s) => s.text).join('')).toBe(text);
+  });
+
+  it('gives the marked HTML escaped, with the marks in <mark>', () => {
+    expect(highlightHtml('<script>alert("leave & go")</script>', highlightTerms('leave')))
+      .toBe('&lt;script>alert(&quot;<mark>leave</mark> &amp; go&quot;)&lt;/script>');
+    expect(highlightHtml('a < b & "c"', highlightTerms('nothing'))).toBe('a &lt; b &amp; &quot;c&quot;');
+    expect(highlightHtml('', highlightTerms('leave'))).toBe('');
+  });
+});
+
+// Mixed Chinese and English with the awkward cases: case, surrogate pairs (emoji, a Han character
+// beyond the BMP), characters whose lowercase is two characters (İ) or depends on context (Σ),
+// lone surrogates, Han characters that are not letters (⺀), markup characters, punctuation.
+const PIECES = [
+  '张伟', '教研部', '工程师', '课程', '研发', '请假', '年假', '系统', '审批', '流程', '员工', '手册', '负责', '部门',
+  'Annual', 'annual', 'LEAVE', 'leave', 'Leave', 'system', 'OA', 'HR', 'approval', 'the', 'and', 'AI', 'GPU', 'v2', '2024',
+  'ΟΔΟΣ', 'οδος', 'İstanbul', 'straße', 'STRASSE', 'Ǆemal', '𠀀𠀁', '😀', '\ud800', '\udc00', '⺀', '々',
+  '<', '>', '&', '"', "'", '，', '。', '？', ' ', ' ', ' ', '\n', '-', '_', 'AI模型', 'GPT4中文', '１２３',
+];
+
+function randomText(rng: () => number, pieces: number): string {
+  let s = '';
+  for (let i = 0; i < pieces; i++) s += PIECES[Math.floor(rng() * PIECES.length)]!;
+  return s;
+}
+
+describe('highlight agrees with the implementation it replaced', () => {
+  it('on random mixed Chinese/English text: the same terms and the same segments', () => {
+    const rng = createRng(20251130);
+    for (let round = 0; round < 3000; round++) {
+      const question = randomText(rng, 1 + Math.floor(rng() * 12));
+      const truth = randomText(rng, Math.floor(rng() * 12));
+      const terms = highlightTerms(question, truth);
+      const reference = referenceTerms(question, truth);
+      expect([...terms.words]).toEqual([...reference.words]);
+      expect([...terms.bigrams]).toEqual([...reference.bigrams]);
+      for (let c = 0; c < 3; c++) {
+        const context = randomText(rng, Math.floor(rng() * 40));
+        const expected = referenceHighlight(context, reference);
+        expect(highlight(context, terms), JSON.stringify({ question, truth, context })).toEqual(expected);
+        expect(highlightHtml(context, terms)).toBe(render(h(Highlighted, { segments: expected })));
+      }
+    }
   });
 });

@@ -8,11 +8,13 @@ import type { Criterion } from '../../server/criteria/queries.ts';
 import { choices } from '../../server/criteria/values.ts';
 import type { AnnotationRow } from '../../server/labels/queries.ts';
 import type { Segment } from '../../server/labels/highlight.ts';
+import { rawHtml, type SafeHtml } from '../../server/http/html.ts';
 
 export interface WorkspaceItem {
   dataset: DatasetRow;
   response: ResponseWithSample;
-  contexts: Segment[][];
+  /** The retrieved contexts with the question's words marked (highlightHtml). */
+  contexts: SafeHtml[];
   criteria: Criterion[];
   annotation: AnnotationRow | null;
   /** Current values keyed "criterionId" or "criterionId:contextIndex". */
@@ -119,7 +121,7 @@ export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; i
           <h2>{t('field.retrieved_contexts')} <span class="sub">({item.contexts.length})</span></h2>
           {item.contexts.length === 0 && <p class="sub">{t('label.no_contexts')}</p>}
           <ol class="contexts">
-            {item.contexts.map((segments, i) => (
+            {item.contexts.map((html, i) => (
               <li class="context" key={i}>
                 <div class="context-head">
                   <span class="rank">#{i + 1}</span>
@@ -131,7 +133,7 @@ export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; i
                     </label>
                   ))}
                 </div>
-                <p class="context-text"><Highlighted segments={segments} /></p>
+                <p class="context-text" dangerouslySetInnerHTML={rawHtml(html)} />
               </li>
             ))}
           </ol>
