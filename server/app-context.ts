@@ -17,6 +17,7 @@ import { promptStore } from './judge/prompt-store.ts';
 import { metricRegistry } from './judge/registry.ts';
 import { runManager } from './judge/runner.ts';
 import { calibrationService } from './calibration/service.ts';
+import { searchIndexer } from './samples/search-index.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -27,6 +28,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const settings = judgeSettings(db, config, audit);
   const prompts = promptStore(db, audit);
   const registry = metricRegistry(db, audit);
+  const searchIndex = searchIndexer(db, log);
   return {
     db, config, log, audit,
     users: userService(db, audit),
@@ -35,7 +37,8 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     criteria,
     labels,
     responses: responseQueries(db),
-    imports: importService(db, audit, { datasets, criteria, labels }),
+    searchIndex,
+    imports: importService(db, audit, { datasets, criteria, labels, searchIndex }),
     tokens: tokenService(db, audit),
     judgeSettings: settings,
     prompts,

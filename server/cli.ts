@@ -101,6 +101,9 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   { ok: true, dataset: dataset.name, dataset_id: dataset.id, dataset_created: created, rows: result.rows, created: result.created, matched: result.matched,
     differs: result.differs, responses_created: result.responsesCreated, responses_matched: result.responsesMatched, labels: result.labels,
     criteria_created: result.criteriaCreated, labels_without_answer: result.labelsWithoutAnswer, score_columns: result.scoreColumns, score_runs: result.scoreRuns, ignored_columns: result.ignoredColumns });
+  // The rows are committed; a server running on the same file does not know about them, so the
+  // search index is completed here rather than left to its background indexer.
+  ctx.searchIndex.catchUp();
   return 0;
 }
 

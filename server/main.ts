@@ -27,6 +27,8 @@ function start(): void {
     throw err;
   }
   const ctx = createAppContext(db, config, log);
+  // Rows an earlier process committed without indexing them for search (an import cut short by a stop).
+  ctx.searchIndex.schedule();
   const resumed = ctx.runner.resumeUnfinished();
   if (resumed.length) log.info('runs.resumed', { runs: resumed });
   const server = createApp(ctx).listen(config.port, config.host, () => {

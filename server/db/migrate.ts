@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DB } from './connection.ts';
+import { questionKey } from '../samples/key.ts';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -34,6 +35,8 @@ export function migrate(db: DB, dir = MIGRATIONS_DIR): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migration (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL,
     applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT`);
+  // Functions a migration may call to recompute derived columns with the app's own definition.
+  db.function('goldset_question_key', { deterministic: true }, (q: unknown) => questionKey(String(q)));
   const applied = new Set(db.prepare('SELECT version FROM schema_migration').pluck().all() as number[]);
   const record = db.prepare('INSERT INTO schema_migration (version, name) VALUES (?, ?)');
   const done: number[] = [];

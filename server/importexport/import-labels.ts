@@ -29,14 +29,14 @@ export function resolveCriteria(criteria: CriterionService, actorId: number | nu
   return out;
 }
 
-/** Writes the labels of every staged row; returns how many label values were written. */
-export function writeLabels(db: DB, importId: string, datasetId: number, annotatorId: number, criteria: Map<string, Criterion>): number {
-  const rows = db.prepare<{ id: string; ds: number; after: number }, { line: number; labels: string; response_id: number | null }>(`
-    SELECT st.line, json_extract(st.payload, '$.row.labels') AS labels, r.id AS response_id
-    FROM import_staging st
-    JOIN sample s ON s.dataset_id = @ds AND s.question_key = json_extract(st.payload, '$.key')
-    LEFT JOIN response r ON r.sample_id = s.id AND r.content_hash = json_extract(st.payload, '$.hash')
-    WHERE st.import_id = @id AND st.line > @after AND json_extract(st.payload, '$.row.labels') <> '{}'
+/** Writes the labels of every row of the staging table (see import-service.ts); returns how many label values were written. */
+export function writeLabels(db: DB, staging: string, datasetId: number, annotatorId: number, criteria: Map<string, Criterion>): number {
+  const rows = db.prepare<{ ds: number; after: number }, { line: number; labels: string; response_id: number | null }>(`
+    SELECT st.line, st.labels, r.id AS response_id
+    FROM ${staging} st
+    JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key
+    LEFT JOIN response r ON r.sample_id = s.id AND r.content_hash = st.hash
+    WHERE st.line > @after AND st.labels IS NOT NULL
     ORDER BY st.line LIMIT 1000`);
   const findAnnotation = db.prepare<[number, number], { id: number; state: string }>('SELECT id, state FROM annotation WHERE response_id = ? AND annotator_id = ?');
   const insertAnnotation = db.prepare(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state, submitted_at)
@@ -49,7 +49,7 @@ export function writeLabels(db: DB, importId: string, datasetId: number, annotat
   const errors: LabelImportError[] = [];
   let written = 0, after = 0;
   for (;;) {
-    const batch = rows.all({ id: importId, ds: datasetId, after });
+    const batch = rows.all({ ds: datasetId, after });
     if (!batch.length) break;
     for (const row of batch) {
       after = row.line;

@@ -7,21 +7,21 @@ export interface ImportedRun { run: string; metric: string; run_id: number; scor
 
 export class ScoreImportAbort extends Error {}
 
-export function writeScoreRuns(db: DB, importId: string, datasetId: number, runName: string, metrics: string[], actorId: number | null): ImportedRun[] {
+export function writeScoreRuns(db: DB, staging: string, datasetId: number, runName: string, metrics: string[], actorId: number | null): ImportedRun[] {
   const existing = db.prepare<[number, string, string], { id: number; source: string }>('SELECT id, source FROM run WHERE dataset_id = ? AND name = ? AND metric_key = ?');
   const insertRun = db.prepare(`INSERT INTO run (dataset_id, name, metric_key, source, status, created_by, started_at, finished_at)
     VALUES (?, ?, ?, 'imported', 'done', ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
   // A metric column's empty cell is a score that was not produced: kept as "skipped", never as 0.
-  const insertScores = db.prepare<{ id: string; ds: number; run: number; path: string }>(`
+  const insertScores = db.prepare<{ ds: number; run: number; path: string }>(`
     INSERT INTO score (run_id, response_id, status, value, reason)
     SELECT @run, r.id,
-      CASE WHEN json_type(st.payload, @path) IN ('real', 'integer') THEN 'ok' ELSE 'skipped' END,
-      CASE WHEN json_type(st.payload, @path) IN ('real', 'integer') THEN json_extract(st.payload, @path) END,
-      CASE WHEN json_type(st.payload, @path) IN ('real', 'integer') THEN NULL ELSE 'no_score_in_file' END
-    FROM import_staging st
-    JOIN sample s ON s.dataset_id = @ds AND s.question_key = json_extract(st.payload, '$.key')
-    JOIN response r ON r.sample_id = s.id AND r.content_hash = json_extract(st.payload, '$.hash')
-    WHERE st.import_id = @id AND json_type(st.payload, @path) IS NOT NULL
+      CASE WHEN json_type(st.scores, @path) IN ('real', 'integer') THEN 'ok' ELSE 'skipped' END,
+      CASE WHEN json_type(st.scores, @path) IN ('real', 'integer') THEN json_extract(st.scores, @path) END,
+      CASE WHEN json_type(st.scores, @path) IN ('real', 'integer') THEN NULL ELSE 'no_score_in_file' END
+    FROM ${staging} st
+    JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key
+    JOIN response r ON r.sample_id = s.id AND r.content_hash = st.hash
+    WHERE st.scores IS NOT NULL AND json_type(st.scores, @path) IS NOT NULL
     ORDER BY st.line
     ON CONFLICT (run_id, response_id) DO NOTHING`);
   const counts = db.prepare<[number], { scored: number; missing: number; total: number }>(`SELECT count(*) FILTER (WHERE status = 'ok') AS scored,
@@ -32,7 +32,7 @@ export function writeScoreRuns(db: DB, importId: string, datasetId: number, runN
     const found = existing.get(datasetId, runName, metric);
     if (found && found.source !== 'imported') throw new ScoreImportAbort(`run "${runName}" for ${metric} was scored by goldset; import into another run name`);
     const runId = found ? found.id : Number(insertRun.run(datasetId, runName, metric, actorId).lastInsertRowid);
-    insertScores.run({ id: importId, ds: datasetId, run: runId, path: `$.row.scores."${metric.replace(/"/g, '""')}"` });
+    insertScores.run({ ds: datasetId, run: runId, path: `$."${metric.replace(/"/g, '""')}"` });
     const c = counts.get(runId)!;
     setTotal.run(c.total, runId);
     return { run: runName, metric, run_id: runId, scored: c.scored, missing: c.missing };

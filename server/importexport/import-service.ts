@@ -1,6 +1,7 @@
-// Imports a file all-or-nothing: stream and check every row into a staging table, then move the rows
-// into the dataset in one transaction: samples, then responses, then expert labels.
-// Memory stays bounded by one batch of rows.
+// Imports a file all-or-nothing: stream and check every row into a TEMP staging table, then move the
+// rows into the dataset in one transaction: samples, then responses, then expert labels. Memory stays
+// bounded by one batch of rows; the trigram search index of new samples is filled afterwards in the
+// background (server/samples/search-index.ts).
 import crypto from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
@@ -8,11 +9,12 @@ import type { DatasetService } from '../datasets/service.ts';
 import type { CriterionService } from '../criteria/service.ts';
 import type { LabelService } from '../labels/service.ts';
 import type { CriterionKind } from '../criteria/values.ts';
-import { readImportFile, type ImportFormat } from '../io/read.ts';
+import { readImportBatches, type ImportFormat } from '../io/read.ts';
 import type { RowError } from '../io/errors.ts';
 import type { ImportRow } from '../io/schema.ts';
 import { questionKey } from '../samples/queries.ts';
 import { responseHash } from '../responses/queries.ts';
+import type { SearchIndexer } from '../samples/search-index.ts';
 import { LabelImportAbort, resolveCriteria, writeLabels, type LabelImportError } from './import-labels.ts';
 import { ScoreImportAbort, writeScoreRuns, type ImportedRun } from './import-scores.ts';
 
@@ -60,57 +62,79 @@ export interface ImportOptions {
   runName?: string | undefined;
 }
 
+/** One checked row on its way into the staging table. */
 interface Staged { key: string; hash: string | null; line: number; row: ImportRow }
 
-export function importService(db: DB, audit: AuditQueries, deps: { datasets: DatasetService; criteria: CriterionService; labels: LabelService }) {
-  const stage = db.prepare('INSERT INTO import_staging (import_id, line, payload) VALUES (?, ?, ?)');
-  const clear = db.prepare('DELETE FROM import_staging WHERE import_id = ?');
-  const differing = db.prepare<{ id: string; ds: number }, { line: number }>(`
-    SELECT st.line FROM import_staging st JOIN sample s
-      ON s.dataset_id = @ds AND s.question_key = json_extract(st.payload, '$.key')
-    WHERE st.import_id = @id AND (
-      (json_extract(st.payload, '$.row.sample.ground_truth') IS NOT NULL AND s.ground_truth IS NOT json_extract(st.payload, '$.row.sample.ground_truth'))
-      OR (json_array_length(json_extract(st.payload, '$.row.sample.reference_contexts')) > 0
-          AND s.reference_contexts IS NOT json(json_extract(st.payload, '$.row.sample.reference_contexts'))))
-    ORDER BY st.line`);
+const STAGING_COLUMNS = `line INTEGER PRIMARY KEY, key TEXT NOT NULL, question TEXT NOT NULL, ground_truth TEXT, refs TEXT, tags TEXT,
+  source TEXT, notes TEXT, system TEXT, answer TEXT, retrieved TEXT, meta TEXT, hash TEXT, labels TEXT, scores TEXT`;
+
+/** JSON of a list or object, or null when it is empty: most rows have neither tags nor labels, and SQL skips nulls cheaply. */
+const jsonOrNull = (v: readonly unknown[] | Record<string, unknown>): string | null =>
+  (Array.isArray(v) ? v.length > 0 : hasKeys(v)) ? JSON.stringify(v) : null;
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/**
+ * A TEMP table for one import's rows (temp tables live outside the database file and its
+ * write-ahead log), with the statements that move its rows into the dataset.
+ */
+function stagingTable(db: DB, importId: string) {
+  const table = `temp."import_${importId.replace(/-/g, '')}"`;
+  db.exec(`CREATE TEMP TABLE ${table} (${STAGING_COLUMNS})`);
+  const insert = db.prepare(`INSERT INTO ${table} (line, key, question, ground_truth, refs, tags, source, notes, system, answer, retrieved, meta, hash, labels, scores)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // Binding a parameter costs about as much as copying a short text: a row that is just a question
+  // and its ground truth (the usual eval-set file) binds four.
+  const insertQuestionOnly = db.prepare(`INSERT INTO ${table} (line, key, question, ground_truth) VALUES (?, ?, ?, ?)`);
+  const questionOnly = ({ sample, response, labels, scores }: ImportRow): boolean => response === null && sample.reference_contexts.length === 0 &&
+    sample.tags.length === 0 && sample.source === null && sample.notes === null && !hasKeys(labels) && !hasKeys(scores);
+  return {
+    table,
+    stage: db.transaction((batch: Staged[]) => {
+      for (const { key, hash, line, row } of batch) {
+        const { sample, response } = row;
+        if (questionOnly(row)) { insertQuestionOnly.run(line, key, sample.question, sample.ground_truth); continue; }
+        const meta = response ? Object.fromEntries(Object.entries(response.metadata).filter(([, v]) => v !== null)) : null;
+        insert.run(line, key, sample.question, sample.ground_truth, jsonOrNull(sample.reference_contexts), jsonOrNull(sample.tags),
+          sample.source, sample.notes, response?.system ?? null, response?.answer ?? null,
+          response ? JSON.stringify(response.retrieved_contexts) : null, meta && JSON.stringify(meta), hash,
+          jsonOrNull(row.labels), jsonOrNull(row.scores));
+      }
+    }),
+    // A question already in the dataset whose file row brings another ground truth or other reference contexts.
+    differing: db.prepare<{ ds: number }, { line: number }>(`SELECT st.line FROM ${table} st
+      JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key
+      WHERE (st.ground_truth IS NOT NULL AND s.ground_truth IS NOT st.ground_truth) OR (st.refs IS NOT NULL AND s.reference_contexts IS NOT st.refs)
+      ORDER BY st.line`),
+    // First row wins for a question that appears twice in one file; later ones count as matched.
+    insertSamples: db.prepare<{ ds: number; author: number | null; now: string }>(`
+      INSERT INTO sample (dataset_id, question_key, question, ground_truth, reference_contexts, tags, source, notes, author_id, created_at, updated_at)
+      SELECT @ds, key, question, coalesce(ground_truth, ''), coalesce(refs, '[]'), coalesce(tags, '[]'), coalesce(source, ''), coalesce(notes, ''),
+        @author, @now, @now
+      FROM ${table} ORDER BY line
+      ON CONFLICT (dataset_id, question_key) DO NOTHING`),
+    insertTags: db.prepare<{ ds: number; after: number }>(`
+      INSERT OR IGNORE INTO sample_tag (sample_id, tag)
+      SELECT s.id, j.value FROM ${table} st JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key, json_each(st.tags) j
+      WHERE st.tags IS NOT NULL AND s.id > @after`),
+    insertResponses: db.prepare<{ ds: number; author: number | null }>(`
+      INSERT INTO response (sample_id, dataset_id, system, answer, retrieved_contexts, metadata, content_hash, created_by)
+      SELECT s.id, @ds, coalesce(st.system, ''), st.answer, st.retrieved, st.meta, st.hash, @author
+      FROM ${table} st JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key
+      WHERE st.hash IS NOT NULL ORDER BY st.line
+      ON CONFLICT (sample_id, content_hash) DO NOTHING`),
+    drop: () => db.exec(`DROP TABLE IF EXISTS ${table}`),
+  };
+}
+
+export function importService(db: DB, audit: AuditQueries,
+  deps: { datasets: DatasetService; criteria: CriterionService; labels: LabelService; searchIndex: SearchIndexer }) {
   const maxSampleId = db.prepare('SELECT coalesce(max(id), 0) FROM sample').pluck();
-  // First row wins for a question that appears twice in one file; later ones count as matched.
-  const insertSamples = db.prepare<{ id: string; ds: number; author: number | null }>(`
-    INSERT INTO sample (dataset_id, question_key, question, ground_truth, reference_contexts, tags, source, notes, author_id)
-    SELECT @ds, json_extract(payload, '$.key'), json_extract(payload, '$.row.sample.question'),
-      coalesce(json_extract(payload, '$.row.sample.ground_truth'), ''),
-      json(json_extract(payload, '$.row.sample.reference_contexts')), json(json_extract(payload, '$.row.sample.tags')),
-      coalesce(json_extract(payload, '$.row.sample.source'), ''), coalesce(json_extract(payload, '$.row.sample.notes'), ''), @author
-    FROM import_staging WHERE import_id = @id ORDER BY line
-    ON CONFLICT (dataset_id, question_key) DO NOTHING`);
-  const insertTags = db.prepare<{ ds: number; after: number }>(`
-    INSERT OR IGNORE INTO sample_tag (sample_id, tag)
-    SELECT s.id, j.value FROM sample s, json_each(s.tags) j WHERE s.dataset_id = @ds AND s.id > @after`);
-  const insertResponses = db.prepare<{ id: string; ds: number; author: number | null }>(`
-    INSERT INTO response (sample_id, dataset_id, system, answer, retrieved_contexts, metadata, content_hash, created_by)
-    SELECT s.id, @ds, coalesce(json_extract(st.payload, '$.row.response.system'), ''), json_extract(st.payload, '$.row.response.answer'),
-      json(json_extract(st.payload, '$.row.response.retrieved_contexts')), json(json_extract(st.payload, '$.meta')),
-      json_extract(st.payload, '$.hash'), @author
-    FROM import_staging st JOIN sample s ON s.dataset_id = @ds AND s.question_key = json_extract(st.payload, '$.key')
-    WHERE st.import_id = @id AND json_extract(st.payload, '$.hash') IS NOT NULL ORDER BY st.line
-    ON CONFLICT (sample_id, content_hash) DO NOTHING`);
-
-  /** Only what the final statements read, under the same JSON paths: small rows keep staging cheap. */
-  function stagedPayload(s: Staged): string {
-    const { sample, response, labels } = s.row;
-    const meta = response ? Object.fromEntries(Object.entries(response.metadata).filter(([, v]) => v !== null)) : null;
-    return JSON.stringify({ key: s.key, hash: s.hash, meta, row: {
-      sample: { question: sample.question, ground_truth: sample.ground_truth, reference_contexts: sample.reference_contexts,
-        tags: sample.tags, source: sample.source, notes: sample.notes },
-      response: response && { system: response.system, answer: response.answer, retrieved_contexts: response.retrieved_contexts },
-      labels, scores: s.row.scores } });
-  }
-
-  function stageBatch(importId: string, batch: Staged[]): void {
-    db.transaction(() => {
-      for (const s of batch) stage.run(importId, s.line, stagedPayload(s));
-    })();
-  }
+  // The import's own rows wait for the background indexer instead of filling the trigram index inside its transaction.
+  const deferIndexing = db.prepare<[number]>('UPDATE search_index_state SET deferring = ?');
 
   return {
     async importFile(actorId: number | null, datasetId: number, file: string, options: ImportOptions = {}): Promise<ImportResult> {
@@ -122,8 +146,9 @@ export function importService(db: DB, audit: AuditQueries, deps: { datasets: Dat
       const scoreColumns = new Set<string>();
       const labelValues = new Map<string, Set<string>>();
       let batch: Staged[] = [];
+      const staging = stagingTable(db, importId);
       try {
-        for await (const item of readImportFile(file, { format: options.format, filename: options.filename })) {
+        for await (const items of readImportBatches(file, { format: options.format, filename: options.filename })) for (const item of items) {
           if ('error' in item) {
             totalErrors += item.errors.length;
             for (const e of item.errors) if (errors.length < MAX_ERRORS) errors.push(e);
@@ -143,46 +168,50 @@ export function importService(db: DB, audit: AuditQueries, deps: { datasets: Dat
           const hash = row.response ? responseHash(row.response.system ?? '', row.response.answer, row.response.retrieved_contexts) : null;
           if (hash) withResponse++;
           batch.push({ key: questionKey(row.sample.question), hash, line: item.line, row });
-          if (batch.length >= BATCH) { stageBatch(importId, batch); batch = []; }
+          if (batch.length >= BATCH) { staging.stage(batch); batch = []; }
         }
         if (totalErrors) return { ok: false, errors, totalErrors, rows };
-        stageBatch(importId, batch);
+        staging.stage(batch);
         if (rows === 0) return { ok: false, errors: [], totalErrors: 0, rows: 0 };
         if (labelValues.size && options.annotatorId === undefined) return { ok: false, errors: [], totalErrors: 0, rows, needsAnnotator: true };
 
-        return db.transaction((): ImportSummary => {
-          const differs = differing.all({ id: importId, ds: datasetId }).map((r) => r.line);
+        const summary = db.transaction((): ImportSummary => {
+          const differs = staging.differing.all({ ds: datasetId }).map((r) => r.line);
           const before = maxSampleId.get() as number;
-          const created = insertSamples.run({ id: importId, ds: datasetId, author: actorId }).changes;
-          insertTags.run({ ds: datasetId, after: before });
-          const responsesCreated = insertResponses.run({ id: importId, ds: datasetId, author: actorId }).changes;
+          deferIndexing.run(1);
+          const created = staging.insertSamples.run({ ds: datasetId, author: actorId, now: new Date().toISOString() }).changes;
+          deferIndexing.run(0);
+          staging.insertTags.run({ ds: datasetId, after: before });
+          const responsesCreated = staging.insertResponses.run({ ds: datasetId, author: actorId }).changes;
           let labels = 0;
           const criteriaCreated: string[] = [];
           if (labelValues.size) {
             const known = new Set(deps.criteria.forDataset(datasetId).map((c) => c.name.toLowerCase()));
             const criteria = resolveCriteria(deps.criteria, actorId, datasetId, labelValues, options.criterionTypes ?? {});
             for (const name of criteria.keys()) if (!known.has(name.toLowerCase())) criteriaCreated.push(name);
-            labels = writeLabels(db, importId, datasetId, options.annotatorId!, criteria);
+            labels = writeLabels(db, staging.table, datasetId, options.annotatorId!, criteria);
             deps.labels.recount(datasetId);
           }
           const scoreRuns = options.runName && scoreColumns.size
-            ? writeScoreRuns(db, importId, datasetId, options.runName, [...scoreColumns], actorId) : [];
+            ? writeScoreRuns(db, staging.table, datasetId, options.runName, [...scoreColumns], actorId) : [];
           deps.datasets.queries.touch(datasetId);
-          const summary: ImportSummary = {
+          const result: ImportSummary = {
             ok: true, rows, created, matched: rows - created, differs, responsesCreated, responsesMatched: withResponse - responsesCreated,
             labels, criteriaCreated, labelsWithoutAnswer, scoreColumns: [...scoreColumns], scoreRuns, ignoredColumns: [...ignored],
           };
           audit.record({ actorId, entityType: 'import', entityId: null, datasetId, action: 'import', after: {
             file: options.filename ?? null, rows, samples_created: created, responses_created: responsesCreated, labels,
             annotator: options.annotatorId ?? null, differs: differs.length } });
-          return summary;
+          return result;
         })();
+        if (summary.created > 0) deps.searchIndex.schedule();
+        return summary;
       } catch (err) {
         if (err instanceof LabelImportAbort) return { ok: false, errors: [], totalErrors: err.errors.length, rows, labelErrors: err.errors };
         if (err instanceof ScoreImportAbort) return { ok: false, errors: [], totalErrors: 1, rows, scoreError: err.message };
         throw err;
       } finally {
-        clear.run(importId);
+        staging.drop();
       }
     },
   };

@@ -7,7 +7,7 @@
  *   }
  * Errors carry `code` + `params` for translation and an English `message` as fallback.
  */
-export { detectFormat, readImport, readImportFile, DEFAULT_MAX_JSON_VALUE_CHARS } from './read.ts';
+export { detectFormat, readImport, readImportBatches, readImportFile, DEFAULT_MAX_JSON_VALUE_CHARS } from './read.ts';
 export type { ImportFormat, ImportItem, ImportSource, ReadImportOptions } from './read.ts';
 
 export { normalizeRecord, normalizeRow, createRecordNormalizer } from './normalize.ts';

@@ -8,12 +8,11 @@
  * mean "no value", because pandas writes None/NaN as an empty CSV cell and we cannot tell apart.
  */
 import { ACCEPTED_HEADERS, planColumns } from './columns.ts';
-import type { ColumnOptions, ColumnPlan, PlannedColumn, ResponseField, SampleField } from './columns.ts';
+import type { ColumnOptions, ColumnPlan, PlannedColumn } from './columns.ts';
 import { jsonKind, rowError } from './errors.ts';
 import type { LineUnit, RowError, RowErrorDetail } from './errors.ts';
 import { ParseError, parseListCell } from './pylist.ts';
-import { ImportRowSchema } from './schema.ts';
-import type { ImportRow } from './schema.ts';
+import type { ImportRow, ImportSample } from './schema.ts';
 
 export interface RowContext {
   line: number;
@@ -22,30 +21,39 @@ export interface RowContext {
 
 export type NormalizeResult = { ok: true; row: ImportRow } | { ok: false; errors: RowError[] };
 
-type Report = (col: PlannedColumn, detail: RowErrorDetail) => void;
+/** Collects a row's problems; created per row, its methods shared (no closures per row). */
+class Problems {
+  list: RowError[] = [];
+  constructor(readonly ctx: RowContext) {}
+  add(col: PlannedColumn | string, detail: RowErrorDetail): void {
+    this.list.push(rowError(detail, { ...this.ctx, field: typeof col === 'string' ? col : col.header }));
+  }
+}
 
 /** Cell texts that mean "no score": pandas writes NaN as '' by default, str(NaN) is 'nan'. */
 const NULL_WORDS = new Set(['nan', 'none', 'null']);
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 /** Tag separators: ASCII comma plus the Chinese full-width comma and enumeration comma. */
 const TAG_SEPARATORS = /[,，、]/;
+/** Anything but whitespace: a cell with none of it is empty. */
+const NOT_BLANK = /\S/;
 
-function toText(v: unknown, col: PlannedColumn, report: Report): string | null {
+function toText(v: unknown, col: PlannedColumn, problems: Problems): string | null {
   if (v === null || v === undefined) return null;
-  if (typeof v === 'string') return v.trim() === '' ? null : v;
+  if (typeof v === 'string') return NOT_BLANK.test(v) ? v : null;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  report(col, { code: 'not_a_string', params: { got: jsonKind(v) } });
+  problems.add(col, { code: 'not_a_string', params: { got: jsonKind(v) } });
   return null;
 }
 
-function toList(v: unknown, col: PlannedColumn, report: Report): string[] {
+function toList(v: unknown, col: PlannedColumn, problems: Problems): string[] {
   if (v === null || v === undefined) return [];
   if (typeof v === 'string') {
     try {
       return parseListCell(v);
     } catch (e) {
       if (!(e instanceof ParseError)) throw e;
-      report(col, { code: 'not_a_list', params: { reason: e.reason, position: e.position, detail: e.detail } });
+      problems.add(col, { code: 'not_a_list', params: { reason: e.reason, position: e.position, detail: e.detail } });
       return [];
     }
   }
@@ -53,14 +61,14 @@ function toList(v: unknown, col: PlannedColumn, report: Report): string[] {
     const bad = v.findIndex((item) => typeof item !== 'string');
     if (bad === -1) return v as string[];
     const detail = `item ${bad + 1} is ${jsonKind(v[bad])}, not a string`;
-    report(col, { code: 'not_a_list', params: { reason: 'item_not_string', position: null, detail } });
+    problems.add(col, { code: 'not_a_list', params: { reason: 'item_not_string', position: null, detail } });
     return [];
   }
-  report(col, { code: 'not_a_list', params: { reason: 'not_a_list', position: null, detail: `found ${jsonKind(v)}` } });
+  problems.add(col, { code: 'not_a_list', params: { reason: 'not_a_list', position: null, detail: `found ${jsonKind(v)}` } });
   return [];
 }
 
-function toNumber(v: unknown, col: PlannedColumn, report: Report): number | null {
+function toNumber(v: unknown, col: PlannedColumn, problems: Problems): number | null {
   if (v === null || v === undefined) return null;
   let n: number;
   if (typeof v === 'number') {
@@ -70,41 +78,38 @@ function toNumber(v: unknown, col: PlannedColumn, report: Report): number | null
     if (t === '' || NULL_WORDS.has(t.toLowerCase())) return null;
     n = DECIMAL.test(t) ? Number(t) : NaN;
     if (Number.isNaN(n)) {
-      report(col, { code: 'not_a_number', params: { value: t } });
+      problems.add(col, { code: 'not_a_number', params: { value: t } });
       return null;
     }
   } else {
-    report(col, { code: 'not_a_number', params: { value: JSON.stringify(v) ?? String(v) } });
+    problems.add(col, { code: 'not_a_number', params: { value: JSON.stringify(v) ?? String(v) } });
     return null;
   }
   if (Number.isNaN(n)) return null;
   if (!Number.isFinite(n)) {
-    report(col, { code: 'not_a_number', params: { value: String(v) } });
+    problems.add(col, { code: 'not_a_number', params: { value: String(v) } });
     return null;
   }
   return n;
 }
 
 /** Tags: a list literal / JSON array, or comma-separated text; trimmed, blanks and repeats dropped. */
-function toTags(v: unknown, col: PlannedColumn, report: Report): string[] {
-  const items = typeof v === 'string' && !v.trim().startsWith('[') ? v.split(TAG_SEPARATORS) : toList(v, col, report);
+function toTags(v: unknown, col: PlannedColumn, problems: Problems): string[] {
+  const items = typeof v === 'string' && !v.trim().startsWith('[') ? v.split(TAG_SEPARATORS) : toList(v, col, problems);
   return [...new Set(items.map((t) => t.trim()).filter((t) => t !== ''))];
 }
 
-/** `values[i]` is the value of `plan.columns[i]`; missing trailing values count as empty. */
+/**
+ * `values[i]` is the value of `plan.columns[i]`; missing trailing values count as empty.
+ *
+ * Runs once per row of every import, so it checks by hand what `ImportRowSchema` states (the
+ * question is not blank and is trimmed; latency and cost are not negative); the row it returns
+ * always satisfies the schema (test/io/normalize.test.ts holds it to that).
+ */
 export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: RowContext): NormalizeResult {
-  const errors: RowError[] = [];
-  const report: Report = (col, detail) => errors.push(rowError(detail, { ...ctx, field: col.header }));
-
-  const sample = {
-    id: null as string | null,
-    question: '',
-    ground_truth: null as string | null,
-    reference_contexts: [] as string[],
-    tags: [] as string[],
-    source: null as string | null,
-    notes: null as string | null,
-    status: null as string | null,
+  const problems = new Problems(ctx);
+  const sample: ImportSample = {
+    id: null, question: '', ground_truth: null, reference_contexts: [], tags: [], source: null, notes: null, status: null,
   };
   let answer: string | null = null;
   let retrieved: string[] = [];
@@ -113,31 +118,41 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
   const scores: Record<string, number | null> = {};
   const labels: Record<string, string> = {};
   const extra: Record<string, unknown> = {};
+  let hasResponse = false;
 
-  plan.columns.forEach((col, i) => {
+  const { columns } = plan;
+  for (let i = 0; i < columns.length; i++) {
+    const col = columns[i]!;
     const v = values[i];
     const t = col.target;
     switch (t.kind) {
       case 'sample':
-        if (t.field === 'question') sample.question = toText(v, col, report) ?? '';
-        else if (t.field === 'ground_truths') sample.ground_truth = toList(v, col, report)[0] ?? null;
-        else if (t.field === 'reference_contexts') sample.reference_contexts = toList(v, col, report);
-        else if (t.field === 'tags') sample.tags = toTags(v, col, report);
-        else sample[t.field] = toText(v, col, report);
+        if (t.field === 'question') sample.question = toText(v, col, problems) ?? '';
+        else if (t.field === 'ground_truths') sample.ground_truth = toList(v, col, problems)[0] ?? null;
+        else if (t.field === 'reference_contexts') sample.reference_contexts = toList(v, col, problems);
+        else if (t.field === 'tags') sample.tags = toTags(v, col, problems);
+        else sample[t.field] = toText(v, col, problems);
         break;
+      // A response exists when any answer-side value does; an answer-less row with contexts is a
+      // retrieval-only result and keeps answer ''.
       case 'response':
-        if (t.field === 'answer') answer = toText(v, col, report);
-        else if (t.field === 'retrieved_contexts') retrieved = toList(v, col, report);
-        else if (t.field === 'system') system = toText(v, col, report);
-        else if (t.field === 'model') metadata.model = toText(v, col, report);
-        else metadata[t.field] = toNumber(v, col, report);
+        if (t.field === 'answer') { answer = toText(v, col, problems); hasResponse ||= answer !== null; }
+        else if (t.field === 'retrieved_contexts') { retrieved = toList(v, col, problems); hasResponse ||= retrieved.length > 0; }
+        else if (t.field === 'system') { system = toText(v, col, problems); hasResponse ||= system !== null; }
+        else if (t.field === 'model') { metadata.model = toText(v, col, problems); hasResponse ||= metadata.model !== null; }
+        else {
+          const n = toNumber(v, col, problems);
+          metadata[t.field] = n;
+          hasResponse ||= n !== null;
+          if (n !== null && n < 0) problems.add(col, { code: 'invalid_value', params: { detail: 'must not be negative' } });
+        }
         break;
       case 'score':
-        scores[t.metric] = toNumber(v, col, report);
+        scores[t.metric] = toNumber(v, col, problems);
         break;
       case 'label': {
         // An empty label cell means "not labelled yet", not an empty label.
-        const label = toText(v, col, report);
+        const label = toText(v, col, problems);
         if (label !== null) labels[t.criterion] = label;
         break;
       }
@@ -147,36 +162,17 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
       case 'index':
         break;
     }
-  });
-
-  // A response exists when any answer-side value does; an answer-less row with contexts is a
-  // retrieval-only result and keeps answer ''.
-  const hasResponse =
-    answer !== null || retrieved.length > 0 || system !== null || Object.values(metadata).some((m) => m !== null);
-  const candidate = {
-    sample,
-    response: hasResponse ? { answer: answer ?? '', retrieved_contexts: retrieved, system, metadata } : null,
-    scores,
-    labels,
-    extra,
-    ignored: plan.ignored,
-  };
-
-  const parsed = ImportRowSchema.safeParse(candidate);
-  if (parsed.success) return errors.length > 0 ? { ok: false, errors } : { ok: true, row: parsed.data };
-  for (const issue of parsed.error.issues) {
-    const path = issue.path.map(String);
-    if (path[0] === 'sample' && path[1] === 'question') {
-      const header = plan.headerOf.get('question');
-      const params = { accepted: [...ACCEPTED_HEADERS.question], present: header !== undefined };
-      errors.push(rowError({ code: 'missing_value', params }, { ...ctx, field: header ?? 'question' }));
-    } else {
-      const last = (path[path.length - 1] ?? '') as SampleField | ResponseField;
-      const header = plan.headerOf.get(last) ?? path.join('.');
-      errors.push(rowError({ code: 'invalid_value', params: { detail: issue.message } }, { ...ctx, field: header }));
-    }
   }
-  return { ok: false, errors };
+
+  sample.question = sample.question.trim();
+  if (sample.question === '') {
+    const header = plan.headerOf.get('question');
+    const params = { accepted: [...ACCEPTED_HEADERS.question], present: header !== undefined };
+    problems.add(header ?? 'question', { code: 'missing_value', params });
+  }
+  if (problems.list.length > 0) return { ok: false, errors: problems.list };
+  const response = hasResponse ? { answer: answer ?? '', retrieved_contexts: retrieved, system, metadata } : null;
+  return { ok: true, row: { sample, response, scores, labels, extra, ignored: plan.ignored } };
 }
 
 /** Normalizes a JSON object; its keys are classified like CSV headers (in key order). */

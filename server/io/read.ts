@@ -37,6 +37,8 @@ export interface ReadImportOptions extends ColumnOptions {
 }
 
 export const DEFAULT_MAX_JSON_VALUE_CHARS = 64 * 1024 * 1024;
+/** Bytes per read from disk: fewer, larger chunks mean fewer steps through the readers. */
+const READ_CHUNK_BYTES = 256 * 1024;
 /** An unclosed quote makes csv-parse read the rest of the file as one cell; stop it early. */
 const MAX_CSV_RECORD_CHARS = 64 * 1024 * 1024;
 
@@ -48,31 +50,55 @@ export function detectFormat(filename: string): ImportFormat | null {
   return null;
 }
 
+/** Items of a file one by one (see readImportBatches for the faster form). */
 export async function* readImportFile(path: string, options: ReadImportOptions = {}): AsyncGenerator<ImportItem> {
+  for await (const batch of readImportBatches(path, options)) yield* batch;
+}
+
+/**
+ * Items of a file in batches (one per chunk read): each step of an async generator costs a few
+ * promises, so a 100k-row import steps once per batch, not once per row.
+ */
+export async function* readImportBatches(path: string, options: ReadImportOptions = {}): AsyncGenerator<ImportItem[]> {
   const name = options.filename ?? path;
   const format = options.format ?? detectFormat(name);
   if (format === null) {
-    yield failed([rowError({ code: 'unknown_format', params: { filename: basename(name) } }, { line: 0, unit: 'line' })]);
+    yield [failed([rowError({ code: 'unknown_format', params: { filename: basename(name) } }, { line: 0, unit: 'line' })])];
     return;
   }
   // File-system errors (missing file, permissions) are thrown: they are server faults, not the user's.
-  const stream = createReadStream(path);
+  const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
   try {
-    yield* readImport(stream, { ...options, format });
+    yield* readImportInBatches(stream, { ...options, format });
   } finally {
     stream.destroy();
   }
 }
 
-export function readImport(source: ImportSource, options: ReadImportOptions & { format: ImportFormat }): AsyncGenerator<ImportItem> {
+/** Items of a stream one by one. */
+export async function* readImport(source: ImportSource, options: ReadImportOptions & { format: ImportFormat }): AsyncGenerator<ImportItem> {
+  for await (const batch of readImportInBatches(source, options)) yield* batch;
+}
+
+function readImportInBatches(source: ImportSource, options: ReadImportOptions & { format: ImportFormat }): AsyncGenerator<ImportItem[]> {
   switch (options.format) {
     case 'csv':
-      return readCsv(source, options);
+      return batched(readCsv(source, options));
     case 'jsonl':
       return readJsonl(source, options);
     case 'json':
-      return readJson(source, options);
+      return batched(readJson(source, options));
   }
+}
+
+/** Groups the items of a per-record reader (CSV, JSON) into batches. */
+async function* batched(items: AsyncGenerator<ImportItem>, size = 1000): AsyncGenerator<ImportItem[]> {
+  let batch: ImportItem[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) { yield batch; batch = []; }
+  }
+  if (batch.length) yield batch;
 }
 
 function failed(errors: RowError[]): ImportItem {
@@ -153,19 +179,22 @@ async function* decodeUtf8(source: ImportSource): AsyncGenerator<string> {
   if (tail !== '') yield tail;
 }
 
-async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+/** The lines of each chunk (without line ends), as one array per chunk. */
+async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
   let carry = '';
   for await (const chunk of chunks) {
     const text = carry + chunk;
+    const lines: string[] = [];
     let start = 0;
     let nl: number;
     while ((nl = text.indexOf('\n', start)) !== -1) {
-      yield text.slice(start, nl > start && text[nl - 1] === '\r' ? nl - 1 : nl);
+      lines.push(text.slice(start, nl > start && text[nl - 1] === '\r' ? nl - 1 : nl));
       start = nl + 1;
     }
     carry = text.slice(start);
+    if (lines.length) yield lines;
   }
-  if (carry !== '') yield carry.endsWith('\r') ? carry.slice(0, -1) : carry;
+  if (carry !== '') yield [carry.endsWith('\r') ? carry.slice(0, -1) : carry];
 }
 
 type Normalizer = (record: Record<string, unknown>, ctx: RowContext) => NormalizeResult;
@@ -190,16 +219,20 @@ function parseRecordText(text: string, ctx: RowContext): { value: unknown } | { 
   }
 }
 
-async function* readJsonl(source: ImportSource, options: ColumnOptions): AsyncGenerator<ImportItem> {
+async function* readJsonl(source: ImportSource, options: ColumnOptions): AsyncGenerator<ImportItem[]> {
   const normalize = createRecordNormalizer(options);
   let line = 0;
-  for await (const raw of splitLines(decodeUtf8(source))) {
-    line++;
-    const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-    if (text.trim() === '') continue;
-    const ctx: RowContext = { line, unit: 'line' };
-    const parsed = parseRecordText(text, ctx);
-    yield 'item' in parsed ? parsed.item : fromValue(parsed.value, ctx, normalize);
+  for await (const lines of splitLines(decodeUtf8(source))) {
+    const items: ImportItem[] = [];
+    for (const raw of lines) {
+      line++;
+      const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+      if (text.trim() === '') continue;
+      const ctx: RowContext = { line, unit: 'line' };
+      const parsed = parseRecordText(text, ctx);
+      items.push('item' in parsed ? parsed.item : fromValue(parsed.value, ctx, normalize));
+    }
+    if (items.length) yield items;
   }
 }
 

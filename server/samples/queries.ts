@@ -1,6 +1,7 @@
 // SQL for samples: the list with search and filters, single rows, revisions and tags.
 import type { DB } from '../db/connection.ts';
 import type { Statement } from 'better-sqlite3';
+import { questionKey } from './key.ts';
 
 export type SampleStatus = 'draft' | 'in_review' | 'approved';
 export const STATUSES: SampleStatus[] = ['draft', 'in_review', 'approved'];
@@ -38,21 +39,26 @@ export interface RevisionRow { version: number; snapshot: string; edited_by: num
 const SELECT = `SELECT s.*, a.email AS author_email, p.email AS approver_email FROM sample s
   LEFT JOIN user a ON a.id = s.author_id LEFT JOIN user p ON p.id = s.approved_by`;
 
-/** Folds whitespace so that the same question typed twice is recognised as one. */
-export function questionKey(question: string): string {
-  return question.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
-}
+export { questionKey } from './key.ts';
 
 /** Splits a search into FTS5 trigram phrases (3+ characters) and short terms matched with LIKE. */
-export function searchTerms(q: string): { fts: string | null; likes: string[] } {
+export function searchTerms(q: string): { fts: string | null; likes: string[]; longLikes: string[] } {
   const terms = q.trim().split(/\s+/).filter(Boolean).slice(0, 8);
   const long = terms.filter((t) => [...t].length >= 3);
   const short = terms.filter((t) => [...t].length < 3);
   return {
     fts: long.length ? long.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ') : null,
-    likes: short.map((t) => `%${t.replace(/[\\%_]/g, (c) => '\\' + c)}%`),
+    likes: short.map(likePattern),
+    /** The long terms as LIKE patterns, for rows the trigram index does not hold yet. */
+    longLikes: long.map(likePattern),
   };
 }
+
+const likePattern = (term: string): string => `%${term.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+
+/** The parameter `param` occurs in the question, ground truth or notes (columns prefixed with `alias`). */
+const anyTextLike = (param: string, alias: string): string =>
+  `(${['question', 'ground_truth', 'notes'].map((c) => `${alias}${c} LIKE @${param} ESCAPE '\\'`).join(' OR ')})`;
 
 export function sampleQueries(db: DB) {
   // One prepared statement per filter shape (at most a few dozen), reused across requests.
@@ -70,10 +76,17 @@ export function sampleQueries(db: DB) {
     if (f.authorId) { parts.push('s.author_id = @authorId'); params.authorId = f.authorId; }
     if (f.tag) { parts.push('s.id IN (SELECT sample_id FROM sample_tag WHERE tag = @tag)'); params.tag = f.tag; }
     if (f.q) {
-      const { fts, likes } = searchTerms(f.q);
-      if (fts) { parts.push('s.id IN (SELECT rowid FROM sample_fts WHERE sample_fts MATCH @fts)'); params.fts = fts; }
+      const { fts, likes, longLikes } = searchTerms(f.q);
+      if (fts) {
+        // Rows above the index mark (an import's, until the background indexer reaches them) are scanned.
+        const unindexed = longLikes.map((_, i) => anyTextLike(`long${i}`, '')).join(' AND ');
+        parts.push(`s.id IN (SELECT rowid FROM sample_fts WHERE sample_fts MATCH @fts
+          UNION ALL SELECT id FROM sample WHERE id > (SELECT indexed_upto FROM search_index_state) AND ${unindexed})`);
+        params.fts = fts;
+        longLikes.forEach((like, i) => { params[`long${i}`] = like; });
+      }
       likes.forEach((like, i) => {
-        parts.push(`(s.question LIKE @like${i} ESCAPE '\\' OR s.ground_truth LIKE @like${i} ESCAPE '\\' OR s.notes LIKE @like${i} ESCAPE '\\')`);
+        parts.push(anyTextLike(`like${i}`, 's.'));
         params[`like${i}`] = like;
       });
     }
