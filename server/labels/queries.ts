@@ -38,12 +38,14 @@ export function labelQueries(db: DB) {
               AND c.annotator_id <> @me AND c.updated_at > @cutoff) < @overlap
       ORDER BY r.n_submitted, r.id LIMIT 1`),
     mine: db.prepare<[number, number], AnnotationRow>('SELECT * FROM annotation WHERE response_id = ? AND annotator_id = ?'),
-    annotationById: db.prepare<[number], AnnotationRow>('SELECT * FROM annotation WHERE id = ?'),
-    insertAnnotation: db.prepare(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state, rationale, corrected_answer, submitted_at)
-      VALUES (@response_id, @dataset_id, @annotator_id, @state, @rationale, @corrected_answer, @submitted_at)`),
-    updateAnnotation: db.prepare(`UPDATE annotation SET state = @state, rationale = @rationale, corrected_answer = @corrected_answer,
+    insertAnnotation: db.prepare<{ response_id: number; dataset_id: number; annotator_id: number; state: string; rationale: string; corrected_answer: string;
+      submitted_at: string | null }, AnnotationRow>(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state, rationale, corrected_answer, submitted_at)
+      VALUES (@response_id, @dataset_id, @annotator_id, @state, @rationale, @corrected_answer, @submitted_at) RETURNING *`),
+    /** Returns the annotation as saved, or nothing when its version moved on. */
+    updateAnnotation: db.prepare<{ id: number; version: number; bump: number; state: string; rationale: string; corrected_answer: string;
+      submitted_at: string | null }, AnnotationRow>(`UPDATE annotation SET state = @state, rationale = @rationale, corrected_answer = @corrected_answer,
       submitted_at = @submitted_at, version = version + @bump, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-      WHERE id = @id AND version = @version`),
+      WHERE id = @id AND version = @version RETURNING *`),
     labelsOf: db.prepare<[number], LabelValueRow>('SELECT * FROM label WHERE annotation_id = ?'),
     deleteLabels: db.prepare<[number]>('DELETE FROM label WHERE annotation_id = ?'),
     insertLabel: db.prepare('INSERT INTO label (annotation_id, criterion_id, context_index, value) VALUES (?, ?, ?, ?)'),
@@ -51,19 +53,22 @@ export function labelQueries(db: DB) {
       WHERE a.response_id = ? AND a.state = 'submitted' ORDER BY a.submitted_at`),
     labelsForResponse: db.prepare<[number], LabelValueRow>(`SELECT l.* FROM label l JOIN annotation a ON a.id = l.annotation_id
       WHERE a.response_id = ? AND a.state = 'submitted'`),
-    bumpResponse: db.prepare<[number]>('UPDATE response SET n_submitted = n_submitted + 1 WHERE id = ?'),
-    bumpSlots: db.prepare<[number]>('UPDATE dataset SET slots_filled = slots_filled + 1 WHERE id = ?'),
+    bumpResponse: db.prepare<[number], number>('UPDATE response SET n_submitted = n_submitted + 1 WHERE id = ? RETURNING n_submitted').pluck(),
+    /** A submission fills a label slot while the response has no more submissions than the overlap asks for. */
+    bumpSlotsWithin: db.prepare<{ ds: number; n_submitted: number }>('UPDATE dataset SET slots_filled = slots_filled + 1 WHERE id = @ds AND @n_submitted <= overlap'),
     recountResponses: db.prepare<[number]>(`UPDATE response SET n_submitted =
       (SELECT count(*) FROM annotation a WHERE a.response_id = response.id AND a.state = 'submitted') WHERE dataset_id = ?`),
     recountSlots: db.prepare<[number]>(`UPDATE dataset SET slots_filled =
       (SELECT coalesce(sum(min(r.n_submitted, dataset.overlap)), 0) FROM response r WHERE r.dataset_id = dataset.id) WHERE id = ?`),
     progress: db.prepare<[number], { overlap: number; slots_filled: number; n_responses: number }>('SELECT overlap, slots_filled, n_responses FROM dataset WHERE id = ?'),
-    submittedAndOverlap: db.prepare<[number], { n_submitted: number; overlap: number }>(
-      'SELECT r.n_submitted, d.overlap FROM response r JOIN dataset d ON d.id = r.dataset_id WHERE r.id = ?'),
-    /** Reserves an item for the expert it is shown to: a fresh draft keeps the queue from handing it to others. */
-    claim: db.prepare<{ response: number; ds: number; me: number }>(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state)
+    /**
+     * Reserves an item for the expert it is shown to: a fresh draft keeps the queue from handing it
+     * to others. Returns the expert's annotation, unless it is already submitted (then nothing).
+     */
+    claim: db.prepare<{ response: number; ds: number; me: number }, AnnotationRow>(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state)
       VALUES (@response, @ds, @me, 'draft')
-      ON CONFLICT (response_id, annotator_id) DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE state = 'draft'`),
+      ON CONFLICT (response_id, annotator_id) DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE state = 'draft'
+      RETURNING *`),
     mineDone: db.prepare<[number, number]>("SELECT count(*) FROM annotation WHERE annotator_id = ? AND dataset_id = ? AND state = 'submitted'").pluck(),
     adjudications: db.prepare<[number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j
       JOIN user u ON u.id = j.adjudicator_id WHERE j.response_id = ?`),

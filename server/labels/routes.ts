@@ -6,10 +6,12 @@ import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
-import type { ResponseWithSample } from '../responses/queries.ts';
+import type { LabelTarget, ResponseWithSample } from '../responses/queries.ts';
+import type { Criterion } from '../criteria/queries.ts';
+import type { AnnotationRow, LabelValueRow } from './queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { highlightHtml, highlightTerms } from './highlight.ts';
-import { LabelConflict, LabelError, valueKey, type AnnotationInput } from './service.ts';
+import { LabelConflict, LabelError, valueKey, type AnnotationInput, type HandedOut } from './service.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { LabelPage, QueueDone, Workspace, type WorkspaceItem } from '../../views/pages/label.tsx';
 
@@ -34,14 +36,15 @@ export function labelRoutes(app: AppContext): Router {
   const r = Router();
   const { datasets, labels, criteria, responses } = app;
 
-  function buildItem(req: Request, dataset: DatasetRow, response: ResponseWithSample, override?: { input: AnnotationInput }): WorkspaceItem {
-    const mine = labels.mine(response.id, req.user!.id);
+  /** The workspace of one item; `mine` is this expert's annotation of it with its values. */
+  function buildItem(req: Request, dataset: DatasetRow, criteriaList: Criterion[], response: ResponseWithSample,
+    mine: { annotation: AnnotationRow; labels: LabelValueRow[] } | null, override?: { input: AnnotationInput }): WorkspaceItem {
     const values: Record<string, string> = {};
     if (override) for (const [k, v] of override.input.values) values[k] = v;
     else for (const l of mine?.labels ?? []) values[valueKey(l.criterion_id, l.context_index)] = l.value;
     const terms = highlightTerms(response.question, response.ground_truth);
     return {
-      dataset, response, criteria: criteria.forDataset(dataset.id), annotation: mine?.annotation ?? null, values,
+      dataset, response, criteria: criteriaList, annotation: mine?.annotation ?? null, values,
       contexts: (JSON.parse(response.retrieved_contexts) as string[]).map((c) => highlightHtml(c, terms)),
       rationale: override?.input.rationale ?? mine?.annotation.rationale ?? '',
       correctedAnswer: override?.input.corrected_answer ?? mine?.annotation.corrected_answer ?? '',
@@ -55,76 +58,93 @@ export function labelRoutes(app: AppContext): Router {
     sendDocument(res, LabelPage({ ctx, dataset, children: node }), status);
   }
 
-  /** Loads the response and checks that this user may label it; answers the refusal itself. */
-  function load(req: Request, res: Response): { dataset: DatasetRow; response: ResponseWithSample } | null {
-    const response = responses.byId(idParam(req.params.rid) ?? 0);
-    const dataset = response && datasets.get(response.dataset_id);
-    if (!response || !dataset) { sendError(req, res, 404, req.t('err.not_found')); return null; }
+  /** The dataset of a response, when this user may label in it; answers the refusal itself. */
+  function labellingDataset(req: Request, res: Response, datasetId: number | undefined): DatasetRow | null {
+    const dataset = datasetId === undefined ? undefined : datasets.get(datasetId);
+    if (!dataset) { sendError(req, res, 404, req.t('err.not_found')); return null; }
     if (!labels.canLabel(dataset.id, req.user)) {
       app.log.warn('authz.refused', { path: req.path, user: req.user?.id ?? null, reason: 'not a labeller' });
       sendError(req, res, 403, req.t('err.not_labeller'));
       return null;
     }
-    return { dataset, response };
+    return dataset;
   }
 
-  function showNext(req: Request, res: Response, dataset: DatasetRow, after = 0) {
-    let next = labels.next(dataset.id, req.user!.id, dataset.overlap, after);
-    if (next === null && after > 0) next = labels.next(dataset.id, req.user!.id, dataset.overlap, 0); // wrap around after skipping
+  /** Loads the response and checks that this user may label it; answers the refusal itself. */
+  function load(req: Request, res: Response): { dataset: DatasetRow; response: ResponseWithSample } | null {
+    const response = responses.byId(idParam(req.params.rid) ?? 0);
+    const dataset = labellingDataset(req, res, response?.dataset_id);
+    return dataset ? { dataset, response: response! } : null;
+  }
+
+  /** As load, for saving: the response without its texts. */
+  function loadTarget(req: Request, res: Response): { dataset: DatasetRow; target: LabelTarget } | null {
+    const target = responses.target(idParam(req.params.rid) ?? 0);
+    const dataset = labellingDataset(req, res, target?.dataset_id);
+    return dataset ? { dataset, target: target! } : null;
+  }
+
+  /** Answers with the item handed out (see labels.handOut), or that the queue is done. */
+  function showNext(req: Request, res: Response, dataset: DatasetRow, handed: HandedOut | null, criteriaList?: Criterion[]) {
     const ctx = pageContext(req);
-    if (next === null) return render(req, res, dataset, QueueDone({ ctx, dataset, progress: labels.progress(dataset.id, req.user!.id) }));
-    const response = responses.byId(next)!;
-    labels.claim(dataset.id, next, req.user!.id);
-    res.set('HX-Push-Url', `/responses/${next}/label`);
-    render(req, res, dataset, Workspace({ ctx, item: buildItem(req, dataset, response) }));
+    if (handed === null) return render(req, res, dataset, QueueDone({ ctx, dataset, progress: labels.progress(dataset.id, req.user!.id) }));
+    const response = responses.byId(handed.responseId)!;
+    res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
+    render(req, res, dataset, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), response, handed) }));
   }
 
   r.get('/datasets/:id/label', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     if (!labels.canLabel(dataset.id, req.user)) return sendError(req, res, 403, req.t('err.not_labeller'));
-    showNext(req, res, dataset, idParam(req.query.after) ?? 0);
+    showNext(req, res, dataset, labels.handOut(dataset.id, req.user!.id, dataset.overlap, idParam(req.query.after) ?? 0));
   });
 
   r.get('/responses/:rid/label', requireUser, (req, res) => {
     const loaded = load(req, res);
     if (!loaded) return;
-    render(req, res, loaded.dataset, Workspace({ ctx: pageContext(req), item: buildItem(req, loaded.dataset, loaded.response) }));
+    const { dataset, response } = loaded;
+    const item = buildItem(req, dataset, criteria.forDataset(dataset.id), response, labels.mine(response.id, req.user!.id));
+    render(req, res, dataset, Workspace({ ctx: pageContext(req), item }));
   });
 
   r.post('/responses/:rid/label', requireUser, (req, res) => {
-    const loaded = load(req, res);
+    const loaded = loadTarget(req, res);
     if (!loaded) return;
-    const { dataset, response } = loaded;
+    const { dataset, target } = loaded;
     const { input, version } = readAnnotation(req.body);
-    const target = { id: response.id, dataset_id: dataset.id, nContexts: (JSON.parse(response.retrieved_contexts) as unknown[]).length };
+    const criteriaList = criteria.forDataset(dataset.id);
+    let handed: HandedOut | null = null;
     try {
-      labels.submit(req.user!, target, criteria.forDataset(dataset.id), input, version);
+      // htmx gets the next item in the answer, so it is handed out in the same transaction.
+      if (wantsFragment(req)) handed = labels.submitAndHandOut(req.user!, target, criteriaList, input, version, dataset.overlap);
+      else labels.submit(req.user!, target, criteriaList, input, version);
     } catch (err) {
       const ctx = pageContext(req);
       if (err instanceof LabelConflict) {
-        app.log.info('label.conflict', { response: response.id, user: req.user!.id });
-        return render(req, res, dataset, Workspace({ ctx, item: buildItem(req, dataset, response), conflict: true }), 409);
+        app.log.info('label.conflict', { response: target.id, user: req.user!.id });
+        const item = buildItem(req, dataset, criteriaList, responses.byId(target.id)!, labels.mine(target.id, req.user!.id));
+        return render(req, res, dataset, Workspace({ ctx, item, conflict: true }), 409);
       }
       if (err instanceof LabelError) {
         const errors: FieldErrors = { [err.field]: req.t(err.key, err.params) };
-        if (err.field === '_form') app.log.warn('label.refused', { response: response.id, user: req.user!.id, reason: err.key });
-        return render(req, res, dataset, Workspace({ ctx, item: buildItem(req, dataset, response, { input }), errors }), 422);
+        if (err.field === '_form') app.log.warn('label.refused', { response: target.id, user: req.user!.id, reason: err.key });
+        const item = buildItem(req, dataset, criteriaList, responses.byId(target.id)!, labels.mine(target.id, req.user!.id), { input });
+        return render(req, res, dataset, Workspace({ ctx, item, errors }), 422);
       }
       throw err;
     }
     if (!wantsFragment(req)) return res.redirect(303, `/datasets/${dataset.id}/label`);
-    showNext(req, res, dataset);
+    showNext(req, res, dataset, handed, criteriaList);
   });
 
   r.post('/responses/:rid/draft', requireUser, (req, res) => {
-    const loaded = load(req, res);
+    const loaded = loadTarget(req, res);
     if (!loaded) return;
-    const { dataset, response } = loaded;
+    const { dataset, target } = loaded;
     const { input } = readAnnotation(req.body);
     try {
-      labels.saveDraft(req.user!, { id: response.id, dataset_id: dataset.id, nContexts: (JSON.parse(response.retrieved_contexts) as unknown[]).length },
-        criteria.forDataset(dataset.id), input);
+      labels.saveDraft(req.user!, target, criteria.forDataset(dataset.id), input);
       res.type('text').send(req.t('label.draft_saved'));
     } catch (err) {
       if (err instanceof LabelError || err instanceof LabelConflict) return res.status(422).type('text').send(req.t('label.draft_failed'));

@@ -4,8 +4,9 @@ import type { AuditQueries } from '../audit/queries.ts';
 import type { MessageKey } from '../i18n/index.ts';
 import type { CurrentUser } from '../http/context.ts';
 import type { Criterion } from '../criteria/queries.ts';
+import type { LabelTarget } from '../responses/queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
-import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow } from './queries.ts';
+import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type LabelValueRow } from './queries.ts';
 import { goldValue } from './gold.ts';
 
 export class LabelError extends Error {
@@ -25,6 +26,9 @@ export interface AnnotationInput {
   rationale: string;
   corrected_answer: string;
 }
+
+/** An item handed to an expert: the response id with the expert's (reserving) annotation and its label values. */
+export interface HandedOut { responseId: number; annotation: AnnotationRow; labels: LabelValueRow[] }
 
 export const valueKey = (criterionId: number, contextIndex: number) => (contextIndex < 0 ? `${criterionId}` : `${criterionId}:${contextIndex}`);
 
@@ -58,43 +62,62 @@ export function labelService(db: DB, audit: AuditQueries) {
     return out;
   }
 
-  function save(user: CurrentUser, response: { id: number; dataset_id: number; nContexts: number }, criteria: Criterion[],
-    input: AnnotationInput, state: 'draft' | 'submitted', expectedVersion: number | null): AnnotationRow {
-    return db.transaction(() => {
-      const values = validate(criteria, response.nContexts, input.values, state === 'submitted');
-      const existing = q.mine.get(response.id, user.id);
-      if (existing && expectedVersion !== null && existing.version !== expectedVersion) throw new LabelConflict(existing);
-      const submittedAt = state === 'submitted' ? (existing?.submitted_at ?? new Date().toISOString()) : null;
-      // A submitted annotation stays submitted: autosave of an edited one must not take it out of the counts.
-      const nextState = existing?.state === 'submitted' ? 'submitted' : state;
-      let id: number;
-      if (existing) {
-        // Only submissions advance the version: autosaved drafts must not make the open form stale.
-        const changed = q.updateAnnotation.run({ id: existing.id, version: existing.version, bump: state === 'submitted' ? 1 : 0, state: nextState, rationale: input.rationale,
-          corrected_answer: input.corrected_answer, submitted_at: nextState === 'submitted' ? submittedAt ?? existing.submitted_at : null }).changes;
-        if (changed === 0) throw new LabelConflict(q.mine.get(response.id, user.id)!);
-        id = existing.id;
-      } else {
-        id = Number(q.insertAnnotation.run({ response_id: response.id, dataset_id: response.dataset_id, annotator_id: user.id, state,
-          rationale: input.rationale, corrected_answer: input.corrected_answer, submitted_at: submittedAt }).lastInsertRowid);
-      }
-      const before = existing ? q.labelsOf.all(existing.id) : [];
-      q.deleteLabels.run(id);
-      for (const v of values) q.insertLabel.run(id, v.criterion_id, v.context_index, v.value);
-      if (nextState === 'submitted' && existing?.state !== 'submitted') {
-        q.bumpResponse.run(response.id);
-        const r = q.submittedAndOverlap.get(response.id)!;
-        if (r.n_submitted <= r.overlap) q.bumpSlots.run(response.dataset_id);
-      }
-      if (state === 'submitted') {
-        audit.record({ actorId: user.id, entityType: 'label', entityId: id, datasetId: response.dataset_id,
-          action: existing?.state === 'submitted' ? 'update' : 'submit',
-          before: existing ? { values: before.map((l) => [l.criterion_id, l.context_index, l.value]), rationale: existing.rationale, corrected_answer: existing.corrected_answer } : undefined,
-          after: { response: response.id, values: values.map((l) => [l.criterion_id, l.context_index, l.value]), rationale: input.rationale, corrected_answer: input.corrected_answer } });
-      }
-      return q.annotationById.get(id)!;
-    })();
+  // Runs inside a transaction (see saveTx and submitAndHandOutTx below).
+  function save(user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted',
+    expectedVersion: number | null): AnnotationRow {
+    const values = validate(criteria, response.nContexts, input.values, state === 'submitted');
+    const existing = q.mine.get(response.id, user.id);
+    if (existing && expectedVersion !== null && existing.version !== expectedVersion) throw new LabelConflict(existing);
+    const submittedAt = state === 'submitted' ? (existing?.submitted_at ?? new Date().toISOString()) : null;
+    // A submitted annotation stays submitted: autosave of an edited one must not take it out of the counts.
+    const nextState = existing?.state === 'submitted' ? 'submitted' : state;
+    let saved: AnnotationRow;
+    if (existing) {
+      // Only submissions advance the version: autosaved drafts must not make the open form stale.
+      const updated = q.updateAnnotation.get({ id: existing.id, version: existing.version, bump: state === 'submitted' ? 1 : 0, state: nextState, rationale: input.rationale,
+        corrected_answer: input.corrected_answer, submitted_at: nextState === 'submitted' ? submittedAt ?? existing.submitted_at : null });
+      if (!updated) throw new LabelConflict(q.mine.get(response.id, user.id)!);
+      saved = updated;
+    } else {
+      saved = q.insertAnnotation.get({ response_id: response.id, dataset_id: response.dataset_id, annotator_id: user.id, state,
+        rationale: input.rationale, corrected_answer: input.corrected_answer, submitted_at: submittedAt })!;
+    }
+    // The labels before the change are only for the audit event, which only submissions record.
+    const before = existing && state === 'submitted' ? q.labelsOf.all(existing.id) : [];
+    if (existing) q.deleteLabels.run(existing.id); // a new annotation has none
+    for (const v of values) q.insertLabel.run(saved.id, v.criterion_id, v.context_index, v.value);
+    if (nextState === 'submitted' && existing?.state !== 'submitted') {
+      const submitted = q.bumpResponse.get(response.id)!;
+      q.bumpSlotsWithin.run({ ds: response.dataset_id, n_submitted: submitted });
+    }
+    if (state === 'submitted') {
+      audit.record({ actorId: user.id, entityType: 'label', entityId: saved.id, datasetId: response.dataset_id,
+        action: existing?.state === 'submitted' ? 'update' : 'submit',
+        before: existing ? { values: before.map((l) => [l.criterion_id, l.context_index, l.value]), rationale: existing.rationale, corrected_answer: existing.corrected_answer } : undefined,
+        after: { response: response.id, values: values.map((l) => [l.criterion_id, l.context_index, l.value]), rationale: input.rationale, corrected_answer: input.corrected_answer } });
+    }
+    return saved;
   }
+
+  // Runs inside a transaction. The item is reserved for the expert it is shown to (a fresh draft
+  // keeps the queue from handing it to others, see CLAIM_MINUTES); the reserving statement returns
+  // the expert's annotation of it, which the workspace shows.
+  function handOut(datasetId: number, userId: number, overlap: number, after: number): HandedOut | null {
+    const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), after: from })?.id;
+    const id = next(after) ?? (after > 0 ? next(0) : undefined); // wrap around after skipping
+    if (id === undefined) return null;
+    const annotation = q.claim.get({ response: id, ds: datasetId, me: userId }) ?? q.mine.get(id, userId)!;
+    return { responseId: id, annotation, labels: q.labelsOf.all(annotation.id) };
+  }
+
+  const saveTx = db.transaction(save);
+  const handOutTx = db.transaction(handOut);
+  // Saving and handing out the next item in one transaction: one commit per request instead of two.
+  const submitAndHandOutTx = db.transaction((user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput,
+    expectedVersion: number | null, overlap: number) => {
+    save(user, response, criteria, input, 'submitted', expectedVersion);
+    return handOut(response.dataset_id, user.id, overlap, 0);
+  });
 
   return {
     queries: q,
@@ -111,23 +134,23 @@ export function labelService(db: DB, audit: AuditQueries) {
       return user.role === 'admin' || (user.role === 'expert' && q.member.get(datasetId, user.id)?.can_adjudicate === 1);
     },
 
-    next(datasetId: number, userId: number, overlap: number, after = 0): number | null {
-      return q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), after })?.id ?? null;
-    },
-
-    /** Marks the item as being worked on by this expert (see CLAIM_MINUTES). */
-    claim: (datasetId: number, responseId: number, userId: number) => { q.claim.run({ response: responseId, ds: datasetId, me: userId }); },
+    /** The next item for this expert (after `after`, wrapping around), reserved for them; null when the queue is done. */
+    handOut: (datasetId: number, userId: number, overlap: number, after = 0): HandedOut | null => handOutTx(datasetId, userId, overlap, after),
 
     mine: (responseId: number, userId: number) => {
       const a = q.mine.get(responseId, userId);
       return a ? { annotation: a, labels: q.labelsOf.all(a.id) } : null;
     },
 
-    saveDraft: (user: CurrentUser, response: { id: number; dataset_id: number; nContexts: number }, criteria: Criterion[], input: AnnotationInput) =>
-      save(user, response, criteria, input, 'draft', null),
+    saveDraft: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput) =>
+      saveTx(user, response, criteria, input, 'draft', null),
 
-    submit: (user: CurrentUser, response: { id: number; dataset_id: number; nContexts: number }, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null) =>
-      save(user, response, criteria, input, 'submitted', expectedVersion),
+    submit: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null) =>
+      saveTx(user, response, criteria, input, 'submitted', expectedVersion),
+
+    /** Submits and hands out the next item (see handOut) in one transaction: the workspace's "submit and next". */
+    submitAndHandOut: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number) =>
+      submitAndHandOutTx(user, response, criteria, input, expectedVersion, overlap),
 
     progress(datasetId: number, userId: number) {
       const p = q.progress.get(datasetId)!;

@@ -21,6 +21,9 @@ export interface ResponseWithSample extends ResponseRow {
   tags: string;
 }
 
+/** A response as a label is saved against it: its dataset and how many contexts it has. */
+export interface LabelTarget { id: number; dataset_id: number; nContexts: number }
+
 /** Identity of a response within its sample: the same system, answer and contexts are the same response. */
 export function responseHash(system: string, answer: string, contexts: string[]): string {
   return crypto.createHash('sha256').update(JSON.stringify([system, answer, contexts])).digest('hex');
@@ -30,6 +33,7 @@ export function responseQueries(db: DB) {
   const s = {
     byId: db.prepare<[number], ResponseWithSample>(`SELECT r.*, s.question, s.ground_truth, s.reference_contexts, s.tags
       FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`),
+    target: db.prepare<[number], LabelTarget>('SELECT id, dataset_id, json_array_length(retrieved_contexts) AS nContexts FROM response WHERE id = ?'),
     forSample: db.prepare<[number], ResponseRow>('SELECT * FROM response WHERE sample_id = ? ORDER BY id'),
     countForDataset: db.prepare<[number]>('SELECT n_responses FROM dataset WHERE id = ?').pluck(),
     systems: db.prepare<[number], { system: string; n: number }>('SELECT system, count(*) AS n FROM response WHERE dataset_id = ? GROUP BY system ORDER BY system'),
@@ -37,6 +41,8 @@ export function responseQueries(db: DB) {
   };
   return {
     byId: (id: number) => s.byId.get(id),
+    /** Just what saving a label needs, without reading the texts. */
+    target: (id: number) => s.target.get(id),
     forSample: (sampleId: number) => s.forSample.all(sampleId),
     countForDataset: (datasetId: number) => s.countForDataset.get(datasetId) as number,
     systems: (datasetId: number) => s.systems.all(datasetId),
