@@ -1,8 +1,11 @@
-// The one way to put HTML built outside a view into a page: views escape by default, and a string
-// becomes SafeHtml only through escapeHtml (or a helper that builds its markup around escapeHtml's
-// output), so raw user text can never reach `dangerouslySetInnerHTML`.
+// The one way to put HTML built outside a view into a page. Views escape by default; a string
+// becomes SafeHtml only through escapeHtml (or markup built around escapeHtml's output) or as the
+// output of the view renderer itself, so raw user text can never reach the page unescaped.
+import type { VNode } from 'preact';
+import { jsxTemplate } from 'preact/jsx-runtime';
+import { render } from 'preact-render-to-string';
 
-/** HTML whose text parts went through escapeHtml. */
+/** HTML whose text parts went through escapeHtml or the view renderer. */
 export type SafeHtml = string & { readonly __brand: 'SafeHtml' };
 
 const SPECIAL = /["&<]/;
@@ -25,7 +28,12 @@ export function escapeHtml(text: string): SafeHtml {
   return (out + text.slice(last)) as SafeHtml;
 }
 
-/** The `dangerouslySetInnerHTML` prop of an element whose content is SafeHtml. */
-export function rawHtml(html: SafeHtml): { __html: string } {
-  return { __html: html };
+/** A view rendered once, to be put into other views as it is (e.g. a part that is the same on every page). */
+export function renderedHtml(node: VNode): SafeHtml {
+  return render(node) as SafeHtml;
+}
+
+/** SafeHtml as a node of a view, inserted without a wrapping element (preact's precompiled-template node). */
+export function rawHtml(html: SafeHtml): VNode {
+  return jsxTemplate([html]);
 }

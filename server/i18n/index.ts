@@ -7,18 +7,23 @@ export type { MessageKey };
 export type Params = Record<string, string | number>;
 export type T = (key: MessageKey, params?: Params) => string;
 
-const catalogues: Record<Locale, Record<MessageKey, string>> = { en, zh };
-
 export function isLocale(value: unknown): value is Locale {
   return value === 'en' || value === 'zh';
 }
 
-export function translator(locale: Locale): T {
-  const messages = catalogues[locale];
+function makeTranslator(messages: Record<MessageKey, string>): T {
   return (key, params) => {
     const text = messages[key];
     return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : text;
   };
+}
+
+// One translator per language, made once: every request gets one, and views may cache what they
+// render per translator.
+const translators: Record<Locale, T> = { en: makeTranslator(en), zh: makeTranslator(zh) };
+
+export function translator(locale: Locale): T {
+  return translators[locale];
 }
 
 /** The user's saved choice wins; otherwise the first of the browser's languages that goldset speaks. */

@@ -91,6 +91,16 @@ describe('labelling workspace', () => {
     expect(app.ctx.audit.page({}).some((e) => e.entity_type === 'label' && e.action === 'submit')).toBe(true);
   });
 
+  it('shows the keyboard help in each expert\'s own language, whoever asked before', async () => {
+    await addCriteria(admin);
+    const zh = await loginAs(app, 'zh@example.com', 'expert', 'zh');
+    for (const [c, title, help] of [[admin, 'Keyboard', 'show these keys'], [zh, '快捷键', '显示快捷键'], [admin, 'Keyboard', 'show these keys']] as const) {
+      const page = await c.get(`/responses/${responseIds()[0]}/label`, { 'HX-Request': 'true' });
+      expect(page.text).toContain(`<h2 id="keys-title">${title}</h2>`);
+      expect(page.text).toContain(`<td>${help}</td>`);
+    }
+  });
+
   it('refuses a submission with a criterion unanswered, a value outside the options, or a context the response lacks', async () => {
     const { correct, relevant } = await addCriteria(admin);
     const id = responseIds()[0]!;

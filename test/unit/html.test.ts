@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { h } from 'preact';
+import { h, type VNode } from 'preact';
 import { render } from 'preact-render-to-string';
-import { escapeHtml, rawHtml } from '../../server/http/html.ts';
+import { escapeHtml, rawHtml, renderedHtml } from '../../server/http/html.ts';
 
 describe('escapeHtml', () => {
   it('escapes a script tag so that it is shown, not run', () => {
@@ -23,7 +23,13 @@ describe('escapeHtml', () => {
     expect(`<p title="${escapeHtml(text)}"></p>`).toBe(render(h('p', { title: text })));
   });
 
-  it('is put into an element unchanged by rawHtml', () => {
-    expect(render(h('p', { dangerouslySetInnerHTML: rawHtml(escapeHtml('<b>&')) }))).toBe('<p>&lt;b>&amp;</p>');
+  it('is put into a view unchanged by rawHtml, without a wrapping element', () => {
+    expect(render(h('p', null, 'a', rawHtml(escapeHtml('<b>&')), h('i', null, 'c')))).toBe('<p>a&lt;b>&amp;<i>c</i></p>');
+  });
+
+  it('comes out of renderedHtml as the view renders it, escaped', () => {
+    const node = h('p', { class: '"x"' }, '<script>') as VNode;
+    expect(renderedHtml(node)).toBe(render(node));
+    expect(render(h('div', null, rawHtml(renderedHtml(node))))).toBe(`<div>${render(node)}</div>`);
   });
 });

@@ -8,7 +8,8 @@ import type { Criterion } from '../../server/criteria/queries.ts';
 import { choices } from '../../server/criteria/values.ts';
 import type { AnnotationRow } from '../../server/labels/queries.ts';
 import type { Segment } from '../../server/labels/highlight.ts';
-import { rawHtml, type SafeHtml } from '../../server/http/html.ts';
+import { rawHtml, renderedHtml, type SafeHtml } from '../../server/http/html.ts';
+import type { T } from '../../server/i18n/index.ts';
 
 export interface WorkspaceItem {
   dataset: DatasetRow;
@@ -54,6 +55,37 @@ function CriterionField({ ctx, c, item, errors }: { ctx: PageContext; c: Criteri
       {error && <p class="error" role="alert">{error}</p>}
     </fieldset>
   );
+}
+
+function KeysHelp({ t }: { t: T }) {
+  return (
+    <dialog id="keys-help" aria-labelledby="keys-title">
+      <h2 id="keys-title">{t('label.keys')}</h2>
+      <table class="table compact">
+        <tbody>
+          <tr><td><Kbd>1</Kbd>–<Kbd>9</Kbd></td><td>{t('label.key_option')}</td></tr>
+          <tr><td><Kbd>J</Kbd> / <Kbd>K</Kbd></td><td>{t('label.key_criterion')}</td></tr>
+          <tr><td><Kbd>⇧</Kbd>+<Kbd>1</Kbd>–<Kbd>9</Kbd></td><td>{t('label.key_context')}</td></tr>
+          <tr><td><Kbd>Enter</Kbd></td><td>{t('label.key_submit')}</td></tr>
+          <tr><td><Kbd>S</Kbd></td><td>{t('label.key_skip')}</td></tr>
+          <tr><td><Kbd>B</Kbd></td><td>{t('label.key_back')}</td></tr>
+          <tr><td><Kbd>R</Kbd></td><td>{t('label.key_rationale')}</td></tr>
+          <tr><td><Kbd>Esc</Kbd></td><td>{t('label.key_escape')}</td></tr>
+          <tr><td><Kbd>Ctrl</Kbd>+<Kbd>Enter</Kbd></td><td>{t('label.key_ctrl_enter')}</td></tr>
+          <tr><td><Kbd>?</Kbd></td><td>{t('label.key_help')}</td></tr>
+        </tbody>
+      </table>
+      <form method="dialog"><button class="btn" type="submit">{t('action.close')}</button></form>
+    </dialog>
+  );
+}
+
+// The key list is the same on every item: rendered once per language (a translator per language, see i18n).
+const keysHelpHtml = new WeakMap<T, SafeHtml>();
+function keysHelp(t: T): SafeHtml {
+  let html = keysHelpHtml.get(t);
+  if (html === undefined) keysHelpHtml.set(t, (html = renderedHtml(<KeysHelp t={t} />)));
+  return html;
 }
 
 export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; item: WorkspaceItem; errors?: FieldErrors | undefined; conflict?: boolean }) {
@@ -133,30 +165,13 @@ export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; i
                     </label>
                   ))}
                 </div>
-                <p class="context-text" dangerouslySetInnerHTML={rawHtml(html)} />
+                <p class="context-text">{rawHtml(html)}</p>
               </li>
             ))}
           </ol>
         </section>
       </div>
-      <dialog id="keys-help" aria-labelledby="keys-title">
-        <h2 id="keys-title">{t('label.keys')}</h2>
-        <table class="table compact">
-          <tbody>
-            <tr><td><Kbd>1</Kbd>–<Kbd>9</Kbd></td><td>{t('label.key_option')}</td></tr>
-            <tr><td><Kbd>J</Kbd> / <Kbd>K</Kbd></td><td>{t('label.key_criterion')}</td></tr>
-            <tr><td><Kbd>⇧</Kbd>+<Kbd>1</Kbd>–<Kbd>9</Kbd></td><td>{t('label.key_context')}</td></tr>
-            <tr><td><Kbd>Enter</Kbd></td><td>{t('label.key_submit')}</td></tr>
-            <tr><td><Kbd>S</Kbd></td><td>{t('label.key_skip')}</td></tr>
-            <tr><td><Kbd>B</Kbd></td><td>{t('label.key_back')}</td></tr>
-            <tr><td><Kbd>R</Kbd></td><td>{t('label.key_rationale')}</td></tr>
-            <tr><td><Kbd>Esc</Kbd></td><td>{t('label.key_escape')}</td></tr>
-            <tr><td><Kbd>Ctrl</Kbd>+<Kbd>Enter</Kbd></td><td>{t('label.key_ctrl_enter')}</td></tr>
-            <tr><td><Kbd>?</Kbd></td><td>{t('label.key_help')}</td></tr>
-          </tbody>
-        </table>
-        <form method="dialog"><button class="btn" type="submit">{t('action.close')}</button></form>
-      </dialog>
+      {rawHtml(keysHelp(t))}
     </div>
   );
 }
