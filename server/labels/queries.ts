@@ -46,6 +46,7 @@ export function labelQueries(db: DB) {
       submitted_at: string | null }, AnnotationRow>(`UPDATE annotation SET state = @state, rationale = @rationale, corrected_answer = @corrected_answer,
       submitted_at = @submitted_at, version = version + @bump, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
       WHERE id = @id AND version = @version RETURNING *`),
+    contextCount: db.prepare<[number], number>('SELECT json_array_length(retrieved_contexts) FROM response WHERE id = ?').pluck(),
     labelsOf: db.prepare<[number], LabelValueRow>('SELECT * FROM label WHERE annotation_id = ?'),
     deleteLabels: db.prepare<[number]>('DELETE FROM label WHERE annotation_id = ?'),
     insertLabel: db.prepare('INSERT INTO label (annotation_id, criterion_id, context_index, value) VALUES (?, ?, ?, ?)'),
@@ -69,7 +70,9 @@ export function labelQueries(db: DB) {
       VALUES (@response, @ds, @me, 'draft')
       ON CONFLICT (response_id, annotator_id) DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE state = 'draft'
       RETURNING *`),
-    mineDone: db.prepare<[number, number]>("SELECT count(*) FROM annotation WHERE annotator_id = ? AND dataset_id = ? AND state = 'submitted'").pluck(),
+    /** The expert's submitted annotations in the dataset (a running count, see migration 0008). */
+    mineDone: db.prepare<[number, number]>(
+      'SELECT coalesce((SELECT n_submitted FROM annotator_progress WHERE annotator_id = ? AND dataset_id = ?), 0)').pluck(),
     adjudications: db.prepare<[number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j
       JOIN user u ON u.id = j.adjudicator_id WHERE j.response_id = ?`),
     adjudication: db.prepare<[number, number, number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j

@@ -37,10 +37,10 @@ export function labelService(db: DB, audit: AuditQueries) {
   const cutoff = () => new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString();
 
   /** Checks every value against its criterion and the response's contexts; submission also needs every criterion answered. */
-  function validate(criteria: Criterion[], nContexts: number, values: LabelValues, complete: boolean): { criterion_id: number; context_index: number; value: string }[] {
+  function validate(criteria: Criterion[], nContexts: () => number, values: LabelValues, complete: boolean): { criterion_id: number; context_index: number; value: string }[] {
     const out: { criterion_id: number; context_index: number; value: string }[] = [];
     for (const c of criteria) {
-      const indices = c.target === 'context' ? [...Array(nContexts).keys()] : [-1];
+      const indices = c.target === 'context' ? [...Array(nContexts()).keys()] : [-1];
       for (const i of indices) {
         const raw = values.get(valueKey(c.id, i));
         // An unticked relevance box is a "not relevant" verdict, not a missing one.
@@ -57,7 +57,7 @@ export function labelService(db: DB, audit: AuditQueries) {
     for (const key of values.keys()) {
       const [cid, idx] = key.split(':').map(Number);
       if (!criteria.some((c) => c.id === cid)) throw new LabelError('err.label_invalid', '_form', { criterion: String(cid) });
-      if (idx !== undefined && (idx < 0 || idx >= nContexts)) throw new LabelError('err.label_context_range', '_form');
+      if (idx !== undefined && (idx < 0 || idx >= nContexts())) throw new LabelError('err.label_context_range', '_form');
     }
     return out;
   }
@@ -65,7 +65,9 @@ export function labelService(db: DB, audit: AuditQueries) {
   // Runs inside a transaction (see saveTx and submitAndHandOutTx below).
   function save(user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted',
     expectedVersion: number | null): AnnotationRow {
-    const values = validate(criteria, response.nContexts, input.values, state === 'submitted');
+    // Reading the contexts is only needed for per-context values, and costs more than the rest of the row.
+    let nContexts = response.nContexts;
+    const values = validate(criteria, () => (nContexts ??= q.contextCount.get(response.id)!), input.values, state === 'submitted');
     const existing = q.mine.get(response.id, user.id);
     if (existing && expectedVersion !== null && existing.version !== expectedVersion) throw new LabelConflict(existing);
     const submittedAt = state === 'submitted' ? (existing?.submitted_at ?? new Date().toISOString()) : null;

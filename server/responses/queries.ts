@@ -21,8 +21,11 @@ export interface ResponseWithSample extends ResponseRow {
   tags: string;
 }
 
-/** A response as a label is saved against it: its dataset and how many contexts it has. */
-export interface LabelTarget { id: number; dataset_id: number; nContexts: number }
+/**
+ * A response as a label is saved against it: its dataset and, when the caller has it at hand, how
+ * many contexts it has (otherwise the label service reads it if a value needs it).
+ */
+export interface LabelTarget { id: number; dataset_id: number; nContexts?: number }
 
 /** Identity of a response within its sample: the same system, answer and contexts are the same response. */
 export function responseHash(system: string, answer: string, contexts: string[]): string {
@@ -33,7 +36,8 @@ export function responseQueries(db: DB) {
   const s = {
     byId: db.prepare<[number], ResponseWithSample>(`SELECT r.*, s.question, s.ground_truth, s.reference_contexts, s.tags
       FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`),
-    target: db.prepare<[number], LabelTarget>('SELECT id, dataset_id, json_array_length(retrieved_contexts) AS nContexts FROM response WHERE id = ?'),
+    // Only the first columns: they sit on the row's own page, the texts mostly on overflow pages.
+    target: db.prepare<[number], LabelTarget>('SELECT id, dataset_id FROM response WHERE id = ?'),
     forSample: db.prepare<[number], ResponseRow>('SELECT * FROM response WHERE sample_id = ? ORDER BY id'),
     countForDataset: db.prepare<[number]>('SELECT n_responses FROM dataset WHERE id = ?').pluck(),
     systems: db.prepare<[number], { system: string; n: number }>('SELECT system, count(*) AS n FROM response WHERE dataset_id = ? GROUP BY system ORDER BY system'),
@@ -41,7 +45,7 @@ export function responseQueries(db: DB) {
   };
   return {
     byId: (id: number) => s.byId.get(id),
-    /** Just what saving a label needs, without reading the texts. */
+    /** What saving a label needs, without reading the texts. */
     target: (id: number) => s.target.get(id),
     forSample: (sampleId: number) => s.forSample.all(sampleId),
     countForDataset: (datasetId: number) => s.countForDataset.get(datasetId) as number,

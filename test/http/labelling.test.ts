@@ -91,6 +91,19 @@ describe('labelling workspace', () => {
     expect(app.ctx.audit.page({}).some((e) => e.entity_type === 'label' && e.action === 'submit')).toBe(true);
   });
 
+  it('counts the expert\'s own submitted labels in the progress line, not drafts, and counts a re-submission once', async () => {
+    const { correct } = await addCriteria(admin);
+    const [first, second] = responseIds();
+    await admin.get(`/datasets/${datasetId}/label`);
+    const one = await submit(admin, first!, { [`c${correct}`]: '1', version: '' });
+    expect(one.text).toContain('1 of 3 labels (33%) · 1 by you');
+    await admin.post(`/responses/${second}/draft`, { [`c${correct}`]: '0' });
+    const again = await submit(admin, first!, { [`c${correct}`]: '0', version: '' });
+    expect(again.text).toContain('1 of 3 labels (33%) · 1 by you');
+    const two = await submit(admin, second!, { [`c${correct}`]: '0', version: '' });
+    expect(two.text).toContain('2 of 3 labels (67%) · 2 by you');
+  });
+
   it('shows the keyboard help in each expert\'s own language, whoever asked before', async () => {
     await addCriteria(admin);
     const zh = await loginAs(app, 'zh@example.com', 'expert', 'zh');
