@@ -44,27 +44,16 @@ function codePointAt(text: string, i: number): number {
   return lo < 0xdc00 || lo > 0xdfff ? hi : ((hi - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
 }
 
-/** Runs of letters and numbers (any script); calls back with the UTF-16 range and whether it holds a Han character. */
-function forEachRun(text: string, accept: (k: number) => boolean, fn: (start: number, end: number, han: boolean) => void): void {
+/** The end (UTF-16 offset) of the run of characters whose class, under `mask`, is `want`, from offset i. */
+function runEnd(text: string, i: number, mask: number, want: number): number {
   const n = text.length;
-  let i = 0;
   while (i < n) {
-    let cp = codePointAt(text, i);
-    if (!accept(classOf(cp))) { i += cp > 0xffff ? 2 : 1; continue; }
-    const start = i;
-    let han = false;
-    do {
-      han ||= (classOf(cp) & HAN_CHAR) !== 0;
-      i += cp > 0xffff ? 2 : 1;
-      if (i >= n) break;
-      cp = codePointAt(text, i);
-    } while (accept(classOf(cp)));
-    fn(start, i, han);
+    const cp = codePointAt(text, i);
+    if ((classOf(cp) & mask) !== want) break;
+    i += cp > 0xffff ? 2 : 1;
   }
+  return i;
 }
-
-const isLetter = (k: number) => (k & LETTER) !== 0;
-const isLatinLetter = (k: number) => (k & (LETTER | HAN_CHAR)) === LETTER;
 
 export function highlightTerms(...texts: string[]): HighlightTerms {
   const words = new Set<string>(), bigrams = new Set<string>();
@@ -72,62 +61,68 @@ export function highlightTerms(...texts: string[]): HighlightTerms {
     // Lowercased as a whole (not per character) so that context-dependent mappings such as the
     // Greek final sigma come out as the user typed them.
     const lower = text.toLowerCase();
-    forEachRun(lower, isLetter, (start, end, han) => {
-      if (han) {
-        for (let i = start; ;) {
-          const j = i + (codePointAt(lower, i) > 0xffff ? 2 : 1);
-          if (j >= end) break;
-          bigrams.add(lower.slice(i, j + (codePointAt(lower, j) > 0xffff ? 2 : 1)));
-          i = j;
+    for (let i = 0; i < lower.length;) {
+      const start = i;
+      i = runEnd(lower, i, LETTER, LETTER); // a run of letters and numbers, any script
+      if (i === start) { i += codePointAt(lower, i) > 0xffff ? 2 : 1; continue; }
+      if (runEnd(lower, start, LETTER | HAN_CHAR, LETTER) < i) { // it holds a Han character: its bigrams
+        for (let k = start; ;) {
+          const j = k + (codePointAt(lower, k) > 0xffff ? 2 : 1);
+          if (j >= i) break;
+          bigrams.add(lower.slice(k, j + (codePointAt(lower, j) > 0xffff ? 2 : 1)));
+          k = j;
         }
       } else {
-        const w = lower.slice(start, end);
+        const w = lower.slice(start, i);
         if (w.length >= 3 && !STOP.has(w)) words.add(w);
       }
-    });
+    }
   }
   return { words, bigrams };
 }
 
 /**
- * The terms in the form the matcher reads. Bigrams: an open-addressing hash set of code point pairs,
- * behind a bitmap of their first characters (most characters start no bigram, and a Map lookup per
- * character was most of the cost). Words: a set, behind a filter on (length, first letter) of the
- * ASCII ones so that most words of a context are rejected without building their lowercase.
+ * The terms in the form the matcher reads, built once per terms. Bigrams: an open-addressing hash
+ * set of code point pairs behind a small bit filter on their first characters (most characters of
+ * a context start no bigram). Words: the set, behind a bit filter on (length, first letter) of the
+ * ASCII ones, so that most words of a context are rejected without building their lowercase.
  */
 interface Matcher {
   firsts: Uint32Array; pairFirst: Int32Array; pairSecond: Int32Array; pairMask: number;
-  hasBigrams: boolean; words: Set<string>; asciiWordKeys: Uint8Array;
+  words: Set<string>; asciiWordKeys: Uint32Array;
 }
 const matchers = new WeakMap<HighlightTerms, Matcher>();
+const FIRSTS_BITS = 2048;
 const MAX_WORD_KEY_LENGTH = 63;
-const asciiWordKey = (length: number, firstLower: number) => Math.min(length, MAX_WORD_KEY_LENGTH) * 128 + firstLower;
-const pairSlot = (a: number, b: number, mask: number) => (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 0 & mask;
+const pairSlot = (a: number, b: number, mask: number) => ((Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 0) & mask;
 
 function matcherOf(terms: HighlightTerms): Matcher {
   let m = matchers.get(terms);
   if (m) return m;
   let size = 8;
   while (size < terms.bigrams.size * 4) size *= 2;
-  const firsts = new Uint32Array(0x10000 / 32), pairFirst = new Int32Array(size).fill(-1), pairSecond = new Int32Array(size);
+  const firsts = new Uint32Array(FIRSTS_BITS / 32), pairFirst = new Int32Array(size).fill(-1), pairSecond = new Int32Array(size);
   for (const b of terms.bigrams) {
     const a = b.codePointAt(0)!;
     const second = b.codePointAt(a > 0xffff ? 2 : 1)!;
-    firsts[(a & 0xffff) >>> 5]! |= 1 << (a & 31);
+    firsts[(a % FIRSTS_BITS) >>> 5]! |= 1 << (a & 31);
     let h = pairSlot(a, second, size - 1);
     while (pairFirst[h] !== -1 && !(pairFirst[h] === a && pairSecond[h] === second)) h = (h + 1) & (size - 1);
     pairFirst[h] = a;
     pairSecond[h] = second;
   }
-  const asciiWordKeys = new Uint8Array((MAX_WORD_KEY_LENGTH + 1) * 128);
-  for (const w of terms.words) if (/^[\0-\x7f]*$/.test(w)) asciiWordKeys[asciiWordKey(w.length, w.charCodeAt(0))] = 1;
-  m = { firsts, pairFirst, pairSecond, pairMask: size - 1, hasBigrams: terms.bigrams.size > 0, words: terms.words, asciiWordKeys };
+  // Bit (first letter & 31) of entry min(length, 63), for ASCII words.
+  const asciiWordKeys = new Uint32Array(MAX_WORD_KEY_LENGTH + 1);
+  for (const w of terms.words) {
+    if (/^[\0-\x7f]*$/.test(w)) asciiWordKeys[Math.min(w.length, MAX_WORD_KEY_LENGTH)]! |= 1 << (w.charCodeAt(0) & 31);
+  }
+  m = { firsts, pairFirst, pairSecond, pairMask: terms.bigrams.size > 0 ? size - 1 : -1, words: terms.words, asciiWordKeys };
   matchers.set(terms, m);
   return m;
 }
 
 function hasPair(m: Matcher, a: number, b: number): boolean {
-  if ((m.firsts[(a & 0xffff) >>> 5]! & (1 << (a & 31))) === 0) return false;
+  if ((m.firsts[(a % FIRSTS_BITS) >>> 5]! & (1 << (a & 31))) === 0) return false;
   for (let h = pairSlot(a, b, m.pairMask); m.pairFirst[h] !== -1; h = (h + 1) & m.pairMask) {
     if (m.pairFirst[h] === a && m.pairSecond[h] === b) return true;
   }
@@ -148,7 +143,7 @@ function lowerEach(s: string): string {
 function markUnits(text: string, m: Matcher): Uint8Array | null {
   const n = text.length;
   let marks: Uint8Array | null = null;
-  if (m.hasBigrams) {
+  if (m.pairMask >= 0) {
     let prev = -1, prevStart = 0;
     for (let i = 0; i < n;) {
       const cp = codePointAt(text, i);
@@ -165,18 +160,22 @@ function markUnits(text: string, m: Matcher): Uint8Array | null {
   }
   if (m.words.size > 0) {
     for (let i = 0; i < n;) {
-      let cp = codePointAt(text, i);
-      if (!isLatinLetter(classOf(cp))) { i += cp > 0xffff ? 2 : 1; continue; }
       const start = i;
       let ascii = true;
-      do {
-        ascii &&= cp < 0x80;
+      while (i < n) { // the run of non-Han letters and numbers from `start`, ASCII classified inline
+        const c = text.charCodeAt(i);
+        if (c < 0x80) {
+          if (((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) || (c >= 0x30 && c <= 0x39)) { i++; continue; }
+          break;
+        }
+        const cp = codePointAt(text, i);
+        if ((classOf(cp) & (LETTER | HAN_CHAR)) !== LETTER) break;
+        ascii = false;
         i += cp > 0xffff ? 2 : 1;
-        if (i >= n) break;
-        cp = codePointAt(text, i);
-      } while (isLatinLetter(classOf(cp)));
+      }
+      if (i === start) { i += codePointAt(text, i) > 0xffff ? 2 : 1; continue; }
       // An ASCII run lowercases to an ASCII word of the same length: most are ruled out by the filter.
-      if (ascii && m.asciiWordKeys[asciiWordKey(i - start, text.charCodeAt(start) | 0x20)] === 0) continue;
+      if (ascii && (m.asciiWordKeys[Math.min(i - start, MAX_WORD_KEY_LENGTH)]! & (1 << (text.charCodeAt(start) & 31))) === 0) continue;
       const word = ascii ? text.slice(start, i).toLowerCase() : lowerEach(text.slice(start, i));
       if (m.words.has(word)) (marks ??= new Uint8Array(n)).fill(1, start, i);
     }
