@@ -62,6 +62,10 @@ export function labelQueries(db: DB) {
     recountSlots: db.prepare<[number]>(`UPDATE dataset SET slots_filled =
       (SELECT coalesce(sum(min(r.n_submitted, dataset.overlap)), 0) FROM response r WHERE r.dataset_id = dataset.id) WHERE id = ?`),
     progress: db.prepare<[number], { overlap: number; slots_filled: number; n_responses: number }>('SELECT overlap, slots_filled, n_responses FROM dataset WHERE id = ?'),
+    /** The dataset's progress and the expert's own submitted annotations in it (a running count, see migration 0008). */
+    progressOf: db.prepare<{ ds: number; me: number }, { overlap: number; slots_filled: number; n_responses: number; mine: number }>(`
+      SELECT d.overlap, d.slots_filled, d.n_responses, coalesce(p.n_submitted, 0) AS mine FROM dataset d
+      LEFT JOIN annotator_progress p ON p.dataset_id = d.id AND p.annotator_id = @me WHERE d.id = @ds`),
     /**
      * Reserves an item for the expert it is shown to: a fresh draft keeps the queue from handing it
      * to others. Returns the expert's annotation, unless it is already submitted (then nothing).
@@ -70,9 +74,6 @@ export function labelQueries(db: DB) {
       VALUES (@response, @ds, @me, 'draft')
       ON CONFLICT (response_id, annotator_id) DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE state = 'draft'
       RETURNING *`),
-    /** The expert's submitted annotations in the dataset (a running count, see migration 0008). */
-    mineDone: db.prepare<[number, number]>(
-      'SELECT coalesce((SELECT n_submitted FROM annotator_progress WHERE annotator_id = ? AND dataset_id = ?), 0)').pluck(),
     adjudications: db.prepare<[number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j
       JOIN user u ON u.id = j.adjudicator_id WHERE j.response_id = ?`),
     adjudication: db.prepare<[number, number, number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j

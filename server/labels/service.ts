@@ -155,8 +155,8 @@ export function labelService(db: DB, audit: AuditQueries) {
       submitAndHandOutTx(user, response, criteria, input, expectedVersion, overlap),
 
     progress(datasetId: number, userId: number) {
-      const p = q.progress.get(datasetId)!;
-      return { done: p.slots_filled, total: p.n_responses * p.overlap, mine: q.mineDone.get(userId, datasetId) as number, overlap: p.overlap };
+      const p = q.progressOf.get({ ds: datasetId, me: userId })!;
+      return { done: p.slots_filled, total: p.n_responses * p.overlap, mine: p.mine, overlap: p.overlap };
     },
 
     submittedFor: (responseId: number) => ({ annotations: q.submittedFor.all(responseId), labels: q.labelsForResponse.all(responseId) }),
