@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { readImportBatches } from '../server/io/read.ts';
+import { startCheckpointer } from '../server/db/checkpointer.ts';
 import { questionKey } from '../server/samples/queries.ts';
 import {
   childrenCpuMs, flag, intArg, isMain, MB, median, ms, openBenchApp, platform, prng, removeDb, rssSampler, sentence, table, tempDir, writeResult,
@@ -92,10 +93,12 @@ function sqliteImport(csv: string, db: string): { ms: number; cpuMs: number | nu
 function freshGoldset(file: string) {
   removeDb(file);
   const { db, ctx } = openBenchApp(file);
+  // As the server runs it: write-ahead log checkpoints in a worker thread (server/db/checkpointer.ts).
+  const checkpointer = startCheckpointer(db, ctx.log);
   const dataset = ctx.datasets.create(null, { name: 'bench', description: '', language: 'zh', domain: '' });
   // An integer literal: a bound JS number arrives as REAL, which FTS5 rejects ("SQL logic error").
   if (FTS_HASHSIZE_MB !== null) db.exec(`INSERT INTO sample_fts (sample_fts, rank) VALUES ('hashsize', ${FTS_HASHSIZE_MB * 1024 * 1024})`);
-  return { db, ctx, datasetId: dataset.id };
+  return { db, ctx, datasetId: dataset.id, close: async () => { await checkpointer.stop(); db.close(); } };
 }
 
 /**
@@ -116,7 +119,7 @@ function importEntryPoint(imports: object): { name: string; run: ImportFn } {
 let entryPointName = 'importFile';
 
 async function goldsetImport(jsonl: string, file: string): Promise<{ ms: number; indexMs: number; cpuMs: number; rssGrowthMB: number; hwmGrowthMB: number | null }> {
-  const { db, ctx, datasetId } = freshGoldset(file);
+  const { db, ctx, datasetId, close } = freshGoldset(file);
   const entry = importEntryPoint(ctx.imports);
   entryPointName = entry.name;
   try {
@@ -144,7 +147,7 @@ async function goldsetImport(jsonl: string, file: string): Promise<{ ms: number;
     if (ctx.searchIndex.pending() !== 0) throw new Error('search index incomplete after catchUp');
     return { ms: elapsed, indexMs, cpuMs: (cpu.user + cpu.system) / 1000, rssGrowthMB: MB(peak - rssStart), hwmGrowthMB: hwmAfter > hwmBefore ? MB(hwmAfter - rssStart) : null };
   } finally {
-    db.close();
+    await close();
     removeDb(file);
   }
 }
@@ -165,7 +168,7 @@ async function profileImport(jsonl: string, file: string): Promise<Record<string
   for await (const items of readImportBatches(jsonl, { format: 'jsonl' })) for (const item of items) if ('row' in item) questionKey(item.row.sample.question);
   t['2 [includes 1] read + question keys'] = ms(s);
   // 3. The whole import, then the background work it leaves: the trigram index of the new rows.
-  const { db, ctx, datasetId } = freshGoldset(file);
+  const { ctx, datasetId, close } = freshGoldset(file);
   try {
     s = process.hrtime.bigint();
     const result = await importEntryPoint(ctx.imports).run(null, datasetId, jsonl, { format: 'jsonl', filename: 'samples.jsonl' });
@@ -175,7 +178,7 @@ async function profileImport(jsonl: string, file: string): Promise<Record<string
     ctx.searchIndex.catchUp();
     t['4 trigram index of the new rows (background, after 3)'] = ms(s);
   } finally {
-    db.close();
+    await close();
     removeDb(file);
   }
   return t;
@@ -186,9 +189,8 @@ async function profileImport(jsonl: string, file: string): Promise<Record<string
  * schema (unique key index, two more indexes, FTS5 trigram trigger), in one INSERT … SELECT from a
  * table it imported first (untimed). Shows what the schema costs before any JavaScript runs.
  */
-function sqliteIntoGoldsetSchema(csv: string, file: string): number {
-  const { db } = freshGoldset(file);
-  db.close();
+async function sqliteIntoGoldsetSchema(csv: string, file: string): Promise<number> {
+  await freshGoldset(file).close();
   try {
     const imp = spawnSync(SQLITE3, [file, '-cmd', '.mode csv', `.import ${csv} t`], { encoding: 'utf8' });
     if (imp.status !== 0) throw new Error(`sqlite3 .import failed: ${imp.stderr}`);
@@ -269,7 +271,7 @@ async function main(): Promise<void> {
     if (PROFILE) {
       s = process.hrtime.bigint();
       profile = await profileImport(jsonl, path.join(dir, 'profile.db'));
-      profile['5 [reference] sqlite3 tool: INSERT … SELECT into goldset schema, index filled per row'] = sqliteIntoGoldsetSchema(csv, path.join(dir, 'schema.db'));
+      profile['5 [reference] sqlite3 tool: INSERT … SELECT into goldset schema, index filled per row'] = await sqliteIntoGoldsetSchema(csv, path.join(dir, 'schema.db'));
       console.log(`\nprofile (one run of each phase, ${(ms(s) / 1000).toFixed(1)} s in all):`);
       console.log(table(Object.entries(profile).map(([k, v]) => [k, `${(v / 1000).toFixed(2)} s`])));
     }

@@ -15,6 +15,7 @@ import express from 'express';
 import { loadConfig } from '../server/config.ts';
 import { openDatabase } from '../server/db/connection.ts';
 import { migrate } from '../server/db/migrate.ts';
+import { startCheckpointer } from '../server/db/checkpointer.ts';
 import { createLogger } from '../server/log.ts';
 import { createAppContext } from '../server/app-context.ts';
 import { createApp } from '../server/app.ts';
@@ -25,11 +26,13 @@ let close = (): void => {};
 
 if (mode === 'goldset') {
   if (!dbFile) throw new Error('usage: label-server.ts goldset DB_FILE');
-  // As server/main.ts does it, with the default settings (synchronous = NORMAL) and only errors logged.
+  // As server/main.ts does it (background checkpoints included), with the default settings (synchronous = NORMAL) and only errors logged.
   const config = loadConfig({ GOLDSET_DB: dbFile });
   const db = openDatabase(config.dbFile, { synchronous: config.synchronous });
   migrate(db);
-  const ctx = createAppContext(db, config, createLogger('error'));
+  const log = createLogger('error');
+  startCheckpointer(db, log); // ends with the process
+  const ctx = createAppContext(db, config, log);
   server = createApp(ctx).listen(0, '127.0.0.1', listening);
   close = () => db.close();
 } else if (mode === 'bare') {

@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/connection.ts';
 import { migrate, MigrationError } from './db/migrate.ts';
+import { startCheckpointer } from './db/checkpointer.ts';
 import { createLogger } from './log.ts';
 import { createAppContext } from './app-context.ts';
 import { createApp } from './app.ts';
@@ -26,6 +27,7 @@ function start(): void {
     }
     throw err;
   }
+  const checkpointer = startCheckpointer(db, log);
   const ctx = createAppContext(db, config, log);
   // Rows an earlier process committed without indexing them for search (an import cut short by a stop).
   ctx.searchIndex.schedule();
@@ -37,7 +39,7 @@ function start(): void {
   const prune = setInterval(() => ctx.sessionStore.prune(), 60 * 60 * 1000).unref();
   const stop = () => {
     clearInterval(prune);
-    server.close(() => { db.close(); process.exit(0); });
+    server.close(() => { void checkpointer.stop().finally(() => { db.close(); process.exit(0); }); });
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.on('SIGINT', stop);
