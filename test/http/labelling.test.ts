@@ -65,6 +65,15 @@ describe('criteria', () => {
 });
 
 describe('labelling workspace', () => {
+  it('shows a pending flash message on the full labelling page', async () => {
+    const { correct } = await addCriteria(admin);
+    // Saving a criterion leaves "Saved." for the next page; here that page is the labelling queue.
+    expect((await admin.post(`/criteria/${correct}`, { guidelines: 'Right and complete?', options: 'Correct\nWrong' })).status).toBe(303);
+    const page = await admin.get(`/datasets/${datasetId}/label`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<div class="flash" role="status">Saved.</div>');
+  });
+
   it('shows the question, ground truth, answer and contexts with the question\'s terms highlighted', async () => {
     await addCriteria(admin);
     const page = await admin.get(`/responses/${responseIds()[0]}/label`);
