@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/connection.ts';
 import { startCheckpointer } from '../../server/db/checkpointer.ts';
@@ -44,5 +45,32 @@ describe('background checkpoints', () => {
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     expect(lines.join('\n')).toContain('db.checkpointer_failed');
     db.close();
+  });
+
+  it('loses no committed row when the process is killed while the log is not yet copied', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-ckpt-'));
+    const file = path.join(dir, 'k.db');
+    // A child commits 500 rows one by one with checkpoints left to a worker that runs only every
+    // 10 minutes, says so, and is killed at once.
+    const script = `
+      import { writeSync } from 'node:fs';
+      import { openDatabase } from './server/db/connection.ts';
+      import { startCheckpointer } from './server/db/checkpointer.ts';
+      import { createLogger } from './server/log.ts';
+      const db = openDatabase(${JSON.stringify(file)});
+      startCheckpointer(db, createLogger('silent'), 600000);
+      db.exec('CREATE TABLE t (n INTEGER)');
+      const insert = db.prepare('INSERT INTO t VALUES (?)');
+      for (let i = 0; i < 500; i++) insert.run(i);
+      writeSync(1, 'committed'); // synchronous: the kill must not beat it
+      process.kill(process.pid, 'SIGKILL');`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8' });
+    expect(child.stdout, child.stderr).toContain('committed');
+    expect(child.signal).toBe('SIGKILL');
+    expect(fs.existsSync(file + '-wal')).toBe(true);
+    const db = openDatabase(file);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(500);
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
