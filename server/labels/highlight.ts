@@ -199,15 +199,7 @@ export function highlight(text: string, terms: HighlightTerms): Segment[] {
 
 /** The text as escaped HTML with the marked pieces in `<mark>`: what the view renders for `highlight`'s segments, in one string. */
 export function highlightHtml(text: string, terms: HighlightTerms): SafeHtml {
-  const marks = markUnits(text, matcherOf(terms));
-  if (!marks) return escapeHtml(text);
   let html = '';
-  for (let start = 0, k = 1; k <= text.length; k++) {
-    if (k === text.length || marks[k] !== marks[start]) {
-      const piece = escapeHtml(text.slice(start, k));
-      html += marks[start] === 1 ? `<mark>${piece}</mark>` : piece;
-      start = k;
-    }
-  }
+  for (const s of highlight(text, terms)) html += s.mark ? `<mark>${escapeHtml(s.text)}</mark>` : escapeHtml(s.text);
   return html as SafeHtml;
 }
