@@ -88,7 +88,7 @@ function sqliteImport(csv: string, db: string): { ms: number; cpuMs: number | nu
 }
 
 // ---------------------------------------------------------------------------------------------
-// goldset: importSamples on a fresh database
+// goldset: importFile on a fresh database
 
 function freshGoldset(file: string) {
   removeDb(file);
@@ -101,27 +101,8 @@ function freshGoldset(file: string) {
   return { db, ctx, datasetId: dataset.id, close: async () => { await checkpointer.stop(); db.close(); } };
 }
 
-/**
- * The service's import entry point. It was `importSamples` and is `importFile` since the import of
- * answers and labels; the bench takes whichever exists so it keeps measuring across the rename.
- */
-type ImportFn = (actorId: number | null, datasetId: number, file: string, options: { format: 'jsonl'; filename: string }) =>
-  Promise<{ ok: true; created: number } | { ok: false; errors: unknown[]; totalErrors: number }>;
-
-function importEntryPoint(imports: object): { name: string; run: ImportFn } {
-  for (const name of ['importFile', 'importSamples']) {
-    const fn = (imports as Record<string, unknown>)[name];
-    if (typeof fn === 'function') return { name, run: (fn as ImportFn).bind(imports) };
-  }
-  throw new Error('ctx.imports has neither importFile nor importSamples');
-}
-
-let entryPointName = 'importFile';
-
 async function goldsetImport(jsonl: string, file: string): Promise<{ ms: number; indexMs: number; cpuMs: number; rssGrowthMB: number; hwmGrowthMB: number | null }> {
   const { db, ctx, datasetId, close } = freshGoldset(file);
-  const entry = importEntryPoint(ctx.imports);
-  entryPointName = entry.name;
   try {
     global.gc?.();
     const rssStart = process.memoryUsage().rss;
@@ -129,7 +110,7 @@ async function goldsetImport(jsonl: string, file: string): Promise<{ ms: number;
     const sampler = rssSampler();
     const cpuStart = process.cpuUsage();
     const start = process.hrtime.bigint();
-    const result = await entry.run(null, datasetId, jsonl, { format: 'jsonl', filename: 'samples.jsonl' });
+    const result = await ctx.imports.importFile(null, datasetId, jsonl, { format: 'jsonl', filename: 'samples.jsonl' });
     const elapsed = ms(start);
     const cpu = process.cpuUsage(cpuStart);
     const peak = sampler.stop();
@@ -171,7 +152,7 @@ async function profileImport(jsonl: string, file: string): Promise<Record<string
   const { ctx, datasetId, close } = freshGoldset(file);
   try {
     s = process.hrtime.bigint();
-    const result = await importEntryPoint(ctx.imports).run(null, datasetId, jsonl, { format: 'jsonl', filename: 'samples.jsonl' });
+    const result = await ctx.imports.importFile(null, datasetId, jsonl, { format: 'jsonl', filename: 'samples.jsonl' });
     t['3 import (rows committed and searchable)'] = ms(s);
     if (!result.ok) throw new Error('profile import failed');
     s = process.hrtime.bigint();
@@ -259,7 +240,7 @@ async function main(): Promise<void> {
       ['rows', String(ROWS)],
       ['JSONL file size', `${jsonlMB.toFixed(1)} MB`],
       ['sqlite3 .import CSV (median)', `${(baselineMs / 1000).toFixed(2)} s  (${Math.round(ROWS / (baselineMs / 1000))} rows/s)`],
-      [`goldset ${entryPointName} JSONL (median)`, `${(goldsetMs / 1000).toFixed(2)} s  (${Math.round(ROWS / (goldsetMs / 1000))} rows/s)`],
+      ['goldset importFile JSONL (median)', `${(goldsetMs / 1000).toFixed(2)} s  (${Math.round(ROWS / (goldsetMs / 1000))} rows/s)`],
       ['goldset import + search index (median)', `${(withIndexMs / 1000).toFixed(2)} s  = ${withIndexRatio.toFixed(2)}× sqlite3 (the index is built after the import returns)`],
       ['CPU time (user+sys, median) sqlite3 / goldset', baselineCpuMs === null ? 'n/a (no /proc)' :
         `${(baselineCpuMs / 1000).toFixed(2)} s / ${(goldsetCpuMs / 1000).toFixed(2)} s  = ${cpuRatio === null ? '—' : cpuRatio.toFixed(2) + '×'} (cross-check)`],
@@ -285,7 +266,7 @@ async function main(): Promise<void> {
       rows: ROWS,
       repeat: REPEAT,
       ftsHashsizeMB: FTS_HASHSIZE_MB,
-      entryPoint: `ctx.imports.${entryPointName}`,
+      entryPoint: 'ctx.imports.importFile',
       baselineMedianMs: Math.round(baselineMs),
       goldsetMedianMs: Math.round(goldsetMs),
       ratio: Number(ratio.toFixed(3)),
