@@ -3,7 +3,6 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { pageContext, sendError } from '../http/page.ts';
-import type { PageContext } from '../../views/layout.tsx';
 import { sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
@@ -53,10 +52,9 @@ export function labelRoutes(app: AppContext): Router {
     };
   }
 
-  /** `ctx` is the one the node was built with: reading the page context twice would lose its flash message. */
-  function render(req: Request, res: Response, ctx: PageContext, dataset: DatasetRow, node: preact.VNode, status = 200) {
+  function render(req: Request, res: Response, dataset: DatasetRow, node: preact.VNode, status = 200) {
     if (wantsFragment(req)) return sendHtml(res, node, status);
-    sendDocument(res, LabelPage({ ctx, dataset, children: node }), status);
+    sendDocument(res, LabelPage({ ctx: pageContext(req), dataset, children: node }), status);
   }
 
   /** The dataset of a response, when this user may label in it; answers the refusal itself. */
@@ -88,10 +86,10 @@ export function labelRoutes(app: AppContext): Router {
   /** Answers with the item handed out (see labels.handOut), or that the queue is done. */
   function showNext(req: Request, res: Response, dataset: DatasetRow, handed: HandedOut | null, criteriaList?: Criterion[]) {
     const ctx = pageContext(req);
-    if (handed === null) return render(req, res, ctx, dataset, QueueDone({ ctx, dataset, progress: labels.progress(dataset.id, req.user!.id) }));
+    if (handed === null) return render(req, res, dataset, QueueDone({ ctx, dataset, progress: labels.progress(dataset.id, req.user!.id) }));
     const response = responses.byId(handed.responseId)!;
     res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
-    render(req, res, ctx, dataset, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), response, handed) }));
+    render(req, res, dataset, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), response, handed) }));
   }
 
   r.get('/datasets/:id/label', requireUser, (req, res) => {
@@ -106,8 +104,7 @@ export function labelRoutes(app: AppContext): Router {
     if (!loaded) return;
     const { dataset, response } = loaded;
     const item = buildItem(req, dataset, criteria.forDataset(dataset.id), response, labels.mine(response.id, req.user!.id));
-    const ctx = pageContext(req);
-    render(req, res, ctx, dataset, Workspace({ ctx, item }));
+    render(req, res, dataset, Workspace({ ctx: pageContext(req), item }));
   });
 
   r.post('/responses/:rid/label', requireUser, (req, res) => {
@@ -126,13 +123,13 @@ export function labelRoutes(app: AppContext): Router {
       if (err instanceof LabelConflict) {
         app.log.info('label.conflict', { response: target.id, user: req.user!.id });
         const item = buildItem(req, dataset, criteriaList, responses.byId(target.id)!, labels.mine(target.id, req.user!.id));
-        return render(req, res, ctx, dataset, Workspace({ ctx, item, conflict: true }), 409);
+        return render(req, res, dataset, Workspace({ ctx, item, conflict: true }), 409);
       }
       if (err instanceof LabelError) {
         const errors: FieldErrors = { [err.field]: req.t(err.key, err.params) };
         if (err.field === '_form') app.log.warn('label.refused', { response: target.id, user: req.user!.id, reason: err.key });
         const item = buildItem(req, dataset, criteriaList, responses.byId(target.id)!, labels.mine(target.id, req.user!.id), { input });
-        return render(req, res, ctx, dataset, Workspace({ ctx, item, errors }), 422);
+        return render(req, res, dataset, Workspace({ ctx, item, errors }), 422);
       }
       throw err;
     }
