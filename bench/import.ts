@@ -90,19 +90,21 @@ function sqliteImport(csv: string, db: string): { ms: number; cpuMs: number | nu
 // ---------------------------------------------------------------------------------------------
 // goldset: importFile on a fresh database
 
-function freshGoldset(file: string) {
+async function freshGoldset(file: string) {
   removeDb(file);
   const { db, ctx } = openBenchApp(file);
-  // As the server runs it: write-ahead log checkpoints in a worker thread (server/db/checkpointer.ts).
+  // As the server runs it: write-ahead log checkpoints in a worker thread (server/db/checkpointer.ts),
+  // and the import reader's thread loaded at start (server/importexport/reader-thread.ts).
   const checkpointer = startCheckpointer(db, ctx.log);
+  await ctx.imports.warm();
   const dataset = ctx.datasets.create(null, { name: 'bench', description: '', language: 'zh', domain: '' });
   // An integer literal: a bound JS number arrives as REAL, which FTS5 rejects ("SQL logic error").
   if (FTS_HASHSIZE_MB !== null) db.exec(`INSERT INTO sample_fts (sample_fts, rank) VALUES ('hashsize', ${FTS_HASHSIZE_MB * 1024 * 1024})`);
-  return { db, ctx, datasetId: dataset.id, close: async () => { await checkpointer.stop(); db.close(); } };
+  return { db, ctx, datasetId: dataset.id, close: async () => { await Promise.all([checkpointer.stop(), ctx.imports.close()]); db.close(); } };
 }
 
 async function goldsetImport(jsonl: string, file: string): Promise<{ ms: number; indexMs: number; cpuMs: number; rssGrowthMB: number; hwmGrowthMB: number | null }> {
-  const { db, ctx, datasetId, close } = freshGoldset(file);
+  const { db, ctx, datasetId, close } = await freshGoldset(file);
   try {
     global.gc?.();
     const rssStart = process.memoryUsage().rss;
@@ -149,7 +151,7 @@ async function profileImport(jsonl: string, file: string): Promise<Record<string
   for await (const items of readImportBatches(jsonl, { format: 'jsonl' })) for (const item of items) if ('row' in item) questionKey(item.row.sample.question);
   t['2 [includes 1] read + question keys'] = ms(s);
   // 3. The whole import, then the background work it leaves: the trigram index of the new rows.
-  const { ctx, datasetId, close } = freshGoldset(file);
+  const { ctx, datasetId, close } = await freshGoldset(file);
   try {
     s = process.hrtime.bigint();
     const result = await ctx.imports.importFile(null, datasetId, jsonl, { format: 'jsonl', filename: 'samples.jsonl' });
@@ -171,7 +173,7 @@ async function profileImport(jsonl: string, file: string): Promise<Record<string
  * table it imported first (untimed). Shows what the schema costs before any JavaScript runs.
  */
 async function sqliteIntoGoldsetSchema(csv: string, file: string): Promise<number> {
-  await freshGoldset(file).close();
+  await (await freshGoldset(file)).close();
   try {
     const imp = spawnSync(SQLITE3, [file, '-cmd', '.mode csv', `.import ${csv} t`], { encoding: 'utf8' });
     if (imp.status !== 0) throw new Error(`sqlite3 .import failed: ${imp.stderr}`);

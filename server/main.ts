@@ -31,6 +31,8 @@ function start(): void {
   const ctx = createAppContext(db, config, log);
   // Rows an earlier process committed without indexing them for search (an import cut short by a stop).
   ctx.searchIndex.schedule();
+  // The import reader's thread loads once at start rather than inside the first import.
+  ctx.imports.warm().catch((err: Error) => log.error('imports.reader_failed', { error: err.message }));
   const resumed = ctx.runner.resumeUnfinished();
   if (resumed.length) log.info('runs.resumed', { runs: resumed });
   const server = createApp(ctx).listen(config.port, config.host, () => {
@@ -39,7 +41,7 @@ function start(): void {
   const prune = setInterval(() => ctx.sessionStore.prune(), 60 * 60 * 1000).unref();
   const stop = () => {
     clearInterval(prune);
-    server.close(() => { void checkpointer.stop().finally(() => { db.close(); process.exit(0); }); });
+    server.close(() => { void Promise.all([checkpointer.stop(), ctx.imports.close()]).finally(() => { db.close(); process.exit(0); }); });
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.on('SIGINT', stop);

@@ -36,6 +36,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ctx, dir, logs, url: `http://127.0.0.1:${port}`,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ctx.imports.close();
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -1,7 +1,8 @@
-// Imports a file all-or-nothing: stream and check every row into a TEMP staging table, then move the
-// rows into the dataset in one transaction: samples, then responses, then expert labels. Memory stays
-// bounded by one batch of rows; the trigram search index of new samples is filled afterwards in the
-// background (server/samples/search-index.ts).
+// Imports a file all-or-nothing, in one transaction: a worker thread reads and checks the file
+// (reader-thread.ts) while this thread writes the samples and answers of the rows it has been sent;
+// expert labels and judge scores follow after the last row, from a TEMP table. A bad row rolls
+// everything back. Memory stays bounded by the batches in flight; the trigram search index of new
+// samples is filled afterwards in the background (server/samples/search-index.ts).
 import crypto from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
@@ -9,17 +10,12 @@ import type { DatasetService } from '../datasets/service.ts';
 import type { CriterionService } from '../criteria/service.ts';
 import type { LabelService } from '../labels/service.ts';
 import type { CriterionKind } from '../criteria/values.ts';
-import { readImportBatches, type ImportFormat } from '../io/read.ts';
+import type { ImportFormat } from '../io/read.ts';
 import type { RowError } from '../io/errors.ts';
-import type { ImportRow } from '../io/schema.ts';
-import { questionKey } from '../samples/queries.ts';
-import { responseHash } from '../responses/queries.ts';
 import type { SearchIndexer } from '../samples/search-index.ts';
 import { LabelImportAbort, resolveCriteria, writeLabels, type LabelImportError } from './import-labels.ts';
 import { ScoreImportAbort, writeScoreRuns, type ImportedRun } from './import-scores.ts';
-
-const BATCH = 2000;
-const MAX_ERRORS = 50;
+import { readerThread, type ReadSummary } from './reader-thread.ts';
 
 export interface ImportSummary {
   ok: true;
@@ -62,72 +58,35 @@ export interface ImportOptions {
   runName?: string | undefined;
 }
 
-/** One checked row on its way into the staging table. */
-interface Staged { key: string; hash: string | null; line: number; row: ImportRow }
-
-const STAGING_COLUMNS = `line INTEGER PRIMARY KEY, key TEXT NOT NULL, question TEXT NOT NULL, ground_truth TEXT, refs TEXT, tags TEXT,
-  source TEXT, notes TEXT, system TEXT, answer TEXT, retrieved TEXT, meta TEXT, hash TEXT, labels TEXT, scores TEXT`;
-
-/** JSON of a list or object, or null when it is empty: most rows have neither tags nor labels, and SQL skips nulls cheaply. */
-const jsonOrNull = (v: readonly unknown[] | Record<string, unknown>): string | null =>
-  (Array.isArray(v) ? v.length > 0 : hasKeys(v)) ? JSON.stringify(v) : null;
-
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
+/** The statements one import writes with, inside its transaction. */
+function importWriter(db: DB, importId: string) {
+  // Expert labels and judge scores are written after the last row (their criteria and runs depend on
+  // every value in the file), from a TEMP table: it lives outside the database file and its log.
+  const staging = `temp."import_${importId.replace(/-/g, '')}"`;
+  db.exec(`CREATE TEMP TABLE ${staging} (line INTEGER PRIMARY KEY, key TEXT NOT NULL, hash TEXT, labels TEXT, scores TEXT)`);
+  return {
+    staging,
+    // Binding a value costs about as much as copying a short text: a plain question row binds only the columns it has.
+    insertQuestion: db.prepare<[number, string, string, string, number | null, string, string]>(`
+      INSERT INTO sample (dataset_id, question_key, question, ground_truth, author_id, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset_id, question_key) DO NOTHING`),
+    insertSample: db.prepare<[number, string, string, string, string, string, string, string, number | null, string, string]>(`
+      INSERT INTO sample (dataset_id, question_key, question, ground_truth, reference_contexts, tags, source, notes, author_id, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset_id, question_key) DO NOTHING`),
+    existing: db.prepare<[number, string], { id: number; ground_truth: string; reference_contexts: string }>(
+      'SELECT id, ground_truth, reference_contexts FROM sample WHERE dataset_id = ? AND question_key = ?'),
+    insertTag: db.prepare<[number, string]>('INSERT OR IGNORE INTO sample_tag (sample_id, tag) VALUES (?, ?)'),
+    insertResponse: db.prepare<[number, number, string, string, string, string, string, number | null]>(`
+      INSERT INTO response (sample_id, dataset_id, system, answer, retrieved_contexts, metadata, content_hash, created_by)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sample_id, content_hash) DO NOTHING`),
+    stage: db.prepare<[number, string, string | null, string | null, string | null]>(`INSERT INTO ${staging} (line, key, hash, labels, scores) VALUES (?, ?, ?, ?, ?)`),
+    drop: () => db.exec(`DROP TABLE IF EXISTS ${staging}`),
+  };
 }
 
-/**
- * A TEMP table for one import's rows (temp tables live outside the database file and its
- * write-ahead log), with the statements that move its rows into the dataset.
- */
-function stagingTable(db: DB, importId: string) {
-  const table = `temp."import_${importId.replace(/-/g, '')}"`;
-  db.exec(`CREATE TEMP TABLE ${table} (${STAGING_COLUMNS})`);
-  const insert = db.prepare(`INSERT INTO ${table} (line, key, question, ground_truth, refs, tags, source, notes, system, answer, retrieved, meta, hash, labels, scores)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  // Binding a parameter costs about as much as copying a short text: a row that is just a question
-  // and its ground truth (the usual eval-set file) binds four.
-  const insertQuestionOnly = db.prepare(`INSERT INTO ${table} (line, key, question, ground_truth) VALUES (?, ?, ?, ?)`);
-  const questionOnly = ({ sample, response, labels, scores }: ImportRow): boolean => response === null && sample.reference_contexts.length === 0 &&
-    sample.tags.length === 0 && sample.source === null && sample.notes === null && !hasKeys(labels) && !hasKeys(scores);
-  return {
-    table,
-    stage: db.transaction((batch: Staged[]) => {
-      for (const { key, hash, line, row } of batch) {
-        const { sample, response } = row;
-        if (questionOnly(row)) { insertQuestionOnly.run(line, key, sample.question, sample.ground_truth); continue; }
-        const meta = response ? Object.fromEntries(Object.entries(response.metadata).filter(([, v]) => v !== null)) : null;
-        insert.run(line, key, sample.question, sample.ground_truth, jsonOrNull(sample.reference_contexts), jsonOrNull(sample.tags),
-          sample.source, sample.notes, response?.system ?? null, response?.answer ?? null,
-          response ? JSON.stringify(response.retrieved_contexts) : null, meta && JSON.stringify(meta), hash,
-          jsonOrNull(row.labels), jsonOrNull(row.scores));
-      }
-    }),
-    // A question already in the dataset whose file row brings another ground truth or other reference contexts.
-    differing: db.prepare<{ ds: number }, { line: number }>(`SELECT st.line FROM ${table} st
-      JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key
-      WHERE (st.ground_truth IS NOT NULL AND s.ground_truth IS NOT st.ground_truth) OR (st.refs IS NOT NULL AND s.reference_contexts IS NOT st.refs)
-      ORDER BY st.line`),
-    // First row wins for a question that appears twice in one file; later ones count as matched.
-    insertSamples: db.prepare<{ ds: number; author: number | null; now: string }>(`
-      INSERT INTO sample (dataset_id, question_key, question, ground_truth, reference_contexts, tags, source, notes, author_id, created_at, updated_at)
-      SELECT @ds, key, question, coalesce(ground_truth, ''), coalesce(refs, '[]'), coalesce(tags, '[]'), coalesce(source, ''), coalesce(notes, ''),
-        @author, @now, @now
-      FROM ${table} ORDER BY line
-      ON CONFLICT (dataset_id, question_key) DO NOTHING`),
-    insertTags: db.prepare<{ ds: number; after: number }>(`
-      INSERT OR IGNORE INTO sample_tag (sample_id, tag)
-      SELECT s.id, j.value FROM ${table} st JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key, json_each(st.tags) j
-      WHERE st.tags IS NOT NULL AND s.id > @after`),
-    insertResponses: db.prepare<{ ds: number; author: number | null }>(`
-      INSERT INTO response (sample_id, dataset_id, system, answer, retrieved_contexts, metadata, content_hash, created_by)
-      SELECT s.id, @ds, coalesce(st.system, ''), st.answer, st.retrieved, st.meta, st.hash, @author
-      FROM ${table} st JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key
-      WHERE st.hash IS NOT NULL ORDER BY st.line
-      ON CONFLICT (sample_id, content_hash) DO NOTHING`),
-    drop: () => db.exec(`DROP TABLE IF EXISTS ${table}`),
-  };
+/** Thrown inside the import's transaction to roll it back with this result. */
+class Rejected extends Error {
+  constructor(readonly result: ImportFailure) { super('import rejected'); }
 }
 
 export function importService(db: DB, audit: AuditQueries,
@@ -135,86 +94,117 @@ export function importService(db: DB, audit: AuditQueries,
   const maxSampleId = db.prepare('SELECT coalesce(max(id), 0) FROM sample').pluck();
   // The import's own rows wait for the background indexer instead of filling the trigram index inside its transaction.
   const deferIndexing = db.prepare<[number]>('UPDATE search_index_state SET deferring = ?');
+  const reader = readerThread();
+
+  /** The whole import, inside its transaction: rows are written as the reading thread sends them. */
+  function write(w: ImportWriter, actorId: number | null, datasetId: number, file: string, options: ImportOptions): ImportSummary {
+    const before = maxSampleId.get() as number;
+    const now = new Date().toISOString();
+    let created = 0, responsesCreated = 0, read: ReadSummary | null = null;
+    const differs: number[] = [];
+    deferIndexing.run(1);
+    for (const message of reader.read(file, options)) {
+      if (message.type === 'done') { read = message.summary; continue; }
+      for (const row of message.rows) {
+        const [line, key, question, groundTruth] = row;
+        if (row.length === 4) {
+          // First row wins for a question that appears twice; a question already in the dataset with another ground truth differs.
+          if (w.insertQuestion.run(datasetId, key, question, groundTruth ?? '', actorId, now, now).changes) created++;
+          else if (groundTruth !== null) {
+            const s = w.existing.get(datasetId, key)!;
+            if (s.id <= before && s.ground_truth !== groundTruth) differs.push(line);
+          }
+          continue;
+        }
+        const [, , , , refs, tags, source, notes, response, labels, scores] = row;
+        const inserted = w.insertSample.run(datasetId, key, question, groundTruth ?? '', refs ?? '[]', tags ? JSON.stringify(tags) : '[]',
+          source ?? '', notes ?? '', actorId, now, now);
+        let sampleId: number;
+        if (inserted.changes) {
+          created++;
+          sampleId = Number(inserted.lastInsertRowid);
+        } else {
+          const s = w.existing.get(datasetId, key)!;
+          sampleId = s.id;
+          if (s.id <= before && ((groundTruth !== null && s.ground_truth !== groundTruth) || (refs !== null && s.reference_contexts !== refs))) differs.push(line);
+        }
+        if (tags && sampleId > before) for (const tag of tags) w.insertTag.run(sampleId, tag);
+        if (response) {
+          const [system, answer, retrieved, meta, hash] = response;
+          responsesCreated += w.insertResponse.run(sampleId, datasetId, system, answer, retrieved, meta, hash, actorId).changes;
+        }
+        if (labels !== null || scores !== null) w.stage.run(line, key, response?.[4] ?? null, labels, scores);
+      }
+    }
+    deferIndexing.run(0);
+    if (!read) throw new Error('import reader: ended without a summary');
+    const { rows } = read;
+    if (read.totalErrors) throw new Rejected({ ok: false, errors: read.errors, totalErrors: read.totalErrors, rows });
+    if (rows === 0) throw new Rejected({ ok: false, errors: [], totalErrors: 0, rows: 0 });
+    const labelValues = new Map(read.labelValues.map(([name, values]) => [name, new Set(values)]));
+    if (labelValues.size && options.annotatorId === undefined) throw new Rejected({ ok: false, errors: [], totalErrors: 0, rows, needsAnnotator: true });
+
+    let labels = 0;
+    const criteriaCreated: string[] = [];
+    if (labelValues.size) {
+      const known = new Set(deps.criteria.forDataset(datasetId).map((c) => c.name.toLowerCase()));
+      try {
+        const criteria = resolveCriteria(deps.criteria, actorId, datasetId, labelValues, options.criterionTypes ?? {});
+        for (const name of criteria.keys()) if (!known.has(name.toLowerCase())) criteriaCreated.push(name);
+        labels = writeLabels(db, w.staging, datasetId, options.annotatorId!, criteria);
+      } catch (err) {
+        if (err instanceof LabelImportAbort) throw new Rejected({ ok: false, errors: [], totalErrors: err.errors.length, rows, labelErrors: err.errors });
+        throw err;
+      }
+      deps.labels.recount(datasetId);
+    }
+    let scoreRuns: ImportedRun[] = [];
+    if (options.runName && read.scoreColumns.length) {
+      try {
+        scoreRuns = writeScoreRuns(db, w.staging, datasetId, options.runName, read.scoreColumns, actorId);
+      } catch (err) {
+        if (err instanceof ScoreImportAbort) throw new Rejected({ ok: false, errors: [], totalErrors: 1, rows, scoreError: err.message });
+        throw err;
+      }
+    }
+    deps.datasets.queries.touch(datasetId);
+    audit.record({ actorId, entityType: 'import', entityId: null, datasetId, action: 'import', after: {
+      file: options.filename ?? null, rows, samples_created: created, responses_created: responsesCreated, labels,
+      annotator: options.annotatorId ?? null, differs: differs.length } });
+    return {
+      ok: true, rows, created, matched: rows - created, differs, responsesCreated, responsesMatched: read.withResponse - responsesCreated,
+      labels, criteriaCreated, labelsWithoutAnswer: read.labelsWithoutAnswer, scoreColumns: read.scoreColumns, scoreRuns, ignoredColumns: read.ignored,
+    };
+  }
 
   return {
+    /** Starts the reading thread (imports start it themselves; the server does at start, so the first import does not wait). */
+    warm: (): Promise<void> => reader.ready(),
+    close: (): Promise<void> => reader.close(),
+
+    /**
+     * Imports a file all-or-nothing. The database's write transaction is held, and this thread
+     * busy, for the whole import (about a second per 100,000 rows): other requests wait for it
+     * rather than run inside it.
+     */
     async importFile(actorId: number | null, datasetId: number, file: string, options: ImportOptions = {}): Promise<ImportResult> {
       if (!deps.datasets.get(datasetId)) throw new Error(`no dataset ${datasetId}`);
-      const importId = crypto.randomUUID();
-      const errors: RowError[] = [];
-      let totalErrors = 0, rows = 0, withResponse = 0, labelsWithoutAnswer = 0;
-      const ignored = new Set<string>();
-      const scoreColumns = new Set<string>();
-      const labelValues = new Map<string, Set<string>>();
-      let batch: Staged[] = [];
-      const staging = stagingTable(db, importId);
+      await reader.ready();
+      const w = importWriter(db, crypto.randomUUID());
       try {
-        for await (const items of readImportBatches(file, { format: options.format, filename: options.filename })) for (const item of items) {
-          if ('error' in item) {
-            totalErrors += item.errors.length;
-            for (const e of item.errors) if (errors.length < MAX_ERRORS) errors.push(e);
-            continue;
-          }
-          rows++;
-          const { row } = item;
-          row.ignored.forEach((c) => ignored.add(c));
-          Object.keys(row.scores).forEach((c) => scoreColumns.add(c));
-          for (const [name, value] of Object.entries(row.labels)) {
-            const set = labelValues.get(name) ?? new Set<string>();
-            if (set.size < 1000) set.add(value);
-            labelValues.set(name, set);
-          }
-          if (Object.keys(row.labels).length && !row.response) labelsWithoutAnswer++;
-          if (totalErrors) continue; // keep reading to report every problem, but stage nothing more
-          const hash = row.response ? responseHash(row.response.system ?? '', row.response.answer, row.response.retrieved_contexts) : null;
-          if (hash) withResponse++;
-          batch.push({ key: questionKey(row.sample.question), hash, line: item.line, row });
-          if (batch.length >= BATCH) { staging.stage(batch); batch = []; }
-        }
-        if (totalErrors) return { ok: false, errors, totalErrors, rows };
-        staging.stage(batch);
-        if (rows === 0) return { ok: false, errors: [], totalErrors: 0, rows: 0 };
-        if (labelValues.size && options.annotatorId === undefined) return { ok: false, errors: [], totalErrors: 0, rows, needsAnnotator: true };
-
-        const summary = db.transaction((): ImportSummary => {
-          const differs = staging.differing.all({ ds: datasetId }).map((r) => r.line);
-          const before = maxSampleId.get() as number;
-          deferIndexing.run(1);
-          const created = staging.insertSamples.run({ ds: datasetId, author: actorId, now: new Date().toISOString() }).changes;
-          deferIndexing.run(0);
-          staging.insertTags.run({ ds: datasetId, after: before });
-          const responsesCreated = staging.insertResponses.run({ ds: datasetId, author: actorId }).changes;
-          let labels = 0;
-          const criteriaCreated: string[] = [];
-          if (labelValues.size) {
-            const known = new Set(deps.criteria.forDataset(datasetId).map((c) => c.name.toLowerCase()));
-            const criteria = resolveCriteria(deps.criteria, actorId, datasetId, labelValues, options.criterionTypes ?? {});
-            for (const name of criteria.keys()) if (!known.has(name.toLowerCase())) criteriaCreated.push(name);
-            labels = writeLabels(db, staging.table, datasetId, options.annotatorId!, criteria);
-            deps.labels.recount(datasetId);
-          }
-          const scoreRuns = options.runName && scoreColumns.size
-            ? writeScoreRuns(db, staging.table, datasetId, options.runName, [...scoreColumns], actorId) : [];
-          deps.datasets.queries.touch(datasetId);
-          const result: ImportSummary = {
-            ok: true, rows, created, matched: rows - created, differs, responsesCreated, responsesMatched: withResponse - responsesCreated,
-            labels, criteriaCreated, labelsWithoutAnswer, scoreColumns: [...scoreColumns], scoreRuns, ignoredColumns: [...ignored],
-          };
-          audit.record({ actorId, entityType: 'import', entityId: null, datasetId, action: 'import', after: {
-            file: options.filename ?? null, rows, samples_created: created, responses_created: responsesCreated, labels,
-            annotator: options.annotatorId ?? null, differs: differs.length } });
-          return result;
-        })();
+        const summary = db.transaction(() => write(w, actorId, datasetId, file, options))();
         if (summary.created > 0) deps.searchIndex.schedule();
         return summary;
       } catch (err) {
-        if (err instanceof LabelImportAbort) return { ok: false, errors: [], totalErrors: err.errors.length, rows, labelErrors: err.errors };
-        if (err instanceof ScoreImportAbort) return { ok: false, errors: [], totalErrors: 1, rows, scoreError: err.message };
+        if (err instanceof Rejected) return err.result;
         throw err;
       } finally {
-        staging.drop();
+        w.drop();
       }
     },
   };
 }
+
+type ImportWriter = ReturnType<typeof importWriter>;
 
 export type ImportService = ReturnType<typeof importService>;
