@@ -2,7 +2,9 @@
  * The HTTP server side of bench/label.ts, run in a child process so that the server and the load
  * generator (autocannon) do not share one event loop.
  *
- *   node --import tsx bench/label-server.ts goldset DB_FILE   the real app on an existing database
+ *   node --import tsx bench/label-server.ts goldset DB_FILE   the real app on an existing database, plus
+ *                                                             POST /bench/floor: answers "ok" to a logged-in
+ *                                                             user after all of the app's middleware
  *   node --import tsx bench/label-server.ts bare              a bare express 5 app: POST / and GET / answer "ok"
  *
  * Listens on 127.0.0.1 on a free port and prints one line `LISTENING <port>` on stdout. Stops on
@@ -19,6 +21,7 @@ import { startCheckpointer } from '../server/db/checkpointer.ts';
 import { createLogger } from '../server/log.ts';
 import { createAppContext } from '../server/app-context.ts';
 import { createApp } from '../server/app.ts';
+import { requireUser } from '../server/http/security.ts';
 
 const [mode, dbFile] = process.argv.slice(2);
 let server: Server;
@@ -33,7 +36,10 @@ if (mode === 'goldset') {
   const log = createLogger('error');
   startCheckpointer(db, log); // ends with the process
   const ctx = createAppContext(db, config, log);
-  server = createApp(ctx).listen(0, '127.0.0.1', listening);
+  // The middleware floor: everything a logged-in htmx POST passes through before goldset's routes.
+  const floor = express.Router();
+  floor.post('/bench/floor', requireUser, (_req, res) => { res.send('ok'); });
+  server = createApp(ctx, { firstRoutes: floor }).listen(0, '127.0.0.1', listening);
   close = () => db.close();
 } else if (mode === 'bare') {
   const app = express();

@@ -3,6 +3,9 @@
  * sends it, answered with the next item's workspace fragment), loaded with autocannon on loopback
  * against a dataset of 100,000 responses, compared in the same run with a bare express 5 handler
  * returning a constant. Target: goldset ≥ 40% of the bare handler's throughput and p99 < 20 ms.
+ * A third load, the "middleware floor", posts the same requests to a route of the goldset server
+ * that answers "ok" after all of its middleware: how much of the bare handler is left before
+ * goldset's own work starts.
  *
  *   npx tsx bench/label.ts [--responses 100000] [--connections 20] [--duration 10] [--warmup 2]
  *                          [--repeat 3] [--mode slices|follow] [--probe 200] [--profile]
@@ -307,6 +310,25 @@ function goldsetOpts(lanes: Lane[], criterionId: number): Omit<AcOptions, 'url' 
   };
 }
 
+/**
+ * The middleware floor: the same experts, cookies, CSRF token, htmx headers and form body, posted to
+ * a route that answers "ok" after all of goldset's middleware (bench/label-server.ts). Not a
+ * baseline: it shows how much of the bare handler's throughput is left before goldset's own work.
+ */
+function floorOpts(lanes: Lane[], criterionId: number): Omit<AcOptions, 'url' | 'connections' | 'duration'> {
+  let nextLane = 0;
+  return {
+    method: 'GET', path: '/healthz', // replaced in setupClient before anything is sent
+    setupClient(client) {
+      const lane = lanes[nextLane++ % lanes.length]!;
+      client.setRequests([{
+        method: 'POST',
+        setupRequest: (req) => ({ ...req, path: '/bench/floor', headers: lane.expert.headers(), body: labelBody(lane.expert.csrf, criterionId, lane.expert.current) }),
+      }]);
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // CPU profile summary (--profile)
 
@@ -377,20 +399,26 @@ async function main(): Promise<void> {
 
     const bareRuns: Run[] = [];
     const goldRuns: Run[] = [];
+    const floorRuns: Run[] = [];
     const opts = goldsetOpts(lanes, s.criterionId);
-    // Alternate the two (and which goes first), so a slow phase of the machine hits both sides alike.
+    type Side = 'bare' | 'goldset' | 'floor';
+    const sides: Record<Side, { child: Child; opts: Omit<AcOptions, 'url' | 'connections' | 'duration'>; runs: Run[] }> = {
+      bare: { child: bare, opts: bareOpts, runs: bareRuns },
+      goldset: { child: goldset, opts, runs: goldRuns },
+      floor: { child: goldset, opts: floorOpts(lanes, s.criterionId), runs: floorRuns },
+    };
+    // Rotate the order, so a slow phase of the machine hits every side alike.
+    const orders: Side[][] = [['bare', 'goldset', 'floor'], ['goldset', 'floor', 'bare'], ['floor', 'bare', 'goldset']];
     for (let i = 0; i < REPEAT; i++) {
-      const order: ('bare' | 'goldset')[] = i % 2 === 0 ? ['bare', 'goldset'] : ['goldset', 'bare'];
-      for (const side of order) {
-        const child = side === 'bare' ? bare : goldset;
-        const o = side === 'bare' ? bareOpts : opts;
+      for (const side of orders[i % orders.length]!) {
+        const { child, opts: o, runs } = sides[side];
         if (WARMUP > 0) await measure(child, o, WARMUP);
-        const r = await measure(child, o, DURATION);
-        (side === 'bare' ? bareRuns : goldRuns).push(r);
+        runs.push(await measure(child, o, DURATION));
       }
-      const b = bareRuns[i]!, g = goldRuns[i]!;
+      const b = bareRuns[i]!, g = goldRuns[i]!, f = floorRuns[i]!;
       console.log(`  run ${i + 1}/${REPEAT}: bare ${Math.round(b.reqPerSec)} req/s (p99 ${b.p99} ms), goldset ${Math.round(g.reqPerSec)} req/s ` +
-        `(p50 ${g.p50} ms, p99 ${g.p99} ms, non-2xx ${g.non2xx}, errors ${g.errors}), ratio ${(g.reqPerSec / b.reqPerSec).toFixed(3)}`);
+        `(p50 ${g.p50} ms, p99 ${g.p99} ms, non-2xx ${g.non2xx}, errors ${g.errors}), ratio ${(g.reqPerSec / b.reqPerSec).toFixed(3)}; ` +
+        `middleware floor ${Math.round(f.reqPerSec)} req/s (${(f.reqPerSec / b.reqPerSec).toFixed(3)} of bare, non-2xx ${f.non2xx})`);
     }
 
     await goldset.stop();
@@ -436,6 +464,7 @@ async function main(): Promise<void> {
       // A request cut off at the end of a run is sent again by the next run: an 'update' of a saved label.
       ['one audit event per save (submit per annotation, update per re-sent one)', auditSubmits === submitted && audits <= sent && audits - submitted <= inFlightMax],
       ['one label row per save (one criterion)', labelRows === submitted],
+      ['every middleware-floor request passed session and CSRF (200)', floorRuns.every((r) => r.non2xx === 0 && r.errors === 0)],
     ];
     if (MODE === 'slices') checks.push(['each response labelled once (overlap 1)', overLabelled === 0 && slotsFilled === labelled]);
     const ok = checks.every(([, v]) => v);
@@ -451,6 +480,9 @@ async function main(): Promise<void> {
     const goldCpu = goldRuns.every((r) => r.serverCpuMsPerReq !== null) ? medianOf(goldRuns, (r) => r.serverCpuMsPerReq!) : null;
     const bareCpu = bareRuns.every((r) => r.serverCpuMsPerReq !== null) ? medianOf(bareRuns, (r) => r.serverCpuMsPerReq!) : null;
     const sum = (runs: Run[], f: (r: Run) => number) => runs.reduce((a, r) => a + f(r), 0);
+    const floorRps = medianOf(floorRuns, (r) => r.reqPerSec);
+    const floorRatio = median(floorRuns.map((f, i) => f.reqPerSec / bareRuns[i]!.reqPerSec));
+    const floorCpu = floorRuns.every((r) => r.serverCpuMsPerReq !== null) ? medianOf(floorRuns, (r) => r.serverCpuMsPerReq!) : null;
     console.log('\n' + table([
       ['responses in the dataset', String(RESPONSES)],
       ['connections (= experts, one session each)', `${CONNECTIONS}, ${DURATION} s per run after ${WARMUP} s warm-up, ${REPEAT} run(s), median shown`],
@@ -458,6 +490,8 @@ async function main(): Promise<void> {
       ['goldset: save label + next item (htmx)', `${Math.round(goldRps)} req/s`],
       ['goldset / bare', `${ratio.toFixed(3)}  (runs: ${ratios.map((x) => x.toFixed(3)).join(', ')}; target ≥ ${TARGET_RATIO})`],
       ['goldset latency p50 / p90 / p99 / max', `${p50} / ${medianOf(goldRuns, (r) => r.p90)} / ${p99} / ${medianOf(goldRuns, (r) => r.max)} ms  (target p99 < ${TARGET_P99_MS} ms)`],
+      ['middleware floor: logged-in htmx POST → "ok"', `${Math.round(floorRps)} req/s = ${floorRatio.toFixed(3)} of bare (p50 ${medianOf(floorRuns, (r) => r.p50)} ms, ` +
+        `p99 ${medianOf(floorRuns, (r) => r.p99)} ms${floorCpu === null ? '' : `, ${(floorCpu * 1000).toFixed(0)} µs CPU per request`}); goldset = ${(goldRps / floorRps).toFixed(3)} of it`],
       ['goldset non-2xx / errors / timeouts (all runs)', `${sum(goldRuns, (r) => r.non2xx)} / ${sum(goldRuns, (r) => r.errors)} / ${sum(goldRuns, (r) => r.timeouts)}`],
       ['server CPU per request, bare / goldset', goldCpu === null || bareCpu === null ? 'n/a (no /proc)' :
         `${(bareCpu * 1000).toFixed(0)} µs / ${(goldCpu * 1000).toFixed(0)} µs  (= ${(bareCpu / goldCpu).toFixed(3)}, cross-check of the ratio)`],
@@ -508,6 +542,8 @@ async function main(): Promise<void> {
       goldsetReqPerSec: Math.round(goldRps),
       ratio: Number(ratio.toFixed(3)), targetRatio: TARGET_RATIO,
       goldsetP50Ms: p50, goldsetP99Ms: p99, targetP99Ms: TARGET_P99_MS,
+      middlewareFloor: { reqPerSec: Math.round(floorRps), ratioToBare: Number(floorRatio.toFixed(3)), goldsetRatioToFloor: Number((goldRps / floorRps).toFixed(3)),
+        cpuUsPerReq: floorCpu === null ? null : Math.round(floorCpu * 1000) },
       serverCpuUsPerReq: { bare: bareCpu === null ? null : Math.round(bareCpu * 1000), goldset: goldCpu === null ? null : Math.round(goldCpu * 1000) },
       sql: probeResult && { statementsPerRequest: Number(probeResult.statementsPerRequest.toFixed(2)), transactionsPerRequest: probeResult.transactionsPerRequest,
         preparesPerRequest: probeResult.preparesPerRequest, unloadedP50Ms: Number(probeResult.p50Ms.toFixed(2)), unloadedP99Ms: Number(probeResult.p99Ms.toFixed(2)),
@@ -516,7 +552,7 @@ async function main(): Promise<void> {
       progressQuery: { us: Number(progressQueryUs.toFixed(1)), plan: progressPlan },
       saves: { ok200: saved, sent, submittedInDb: submitted, labelRows, auditEvents: audits, auditSubmits, responsesLabelled: labelled, labelledMoreThanOnce: overLabelled },
       checks: Object.fromEntries(checks),
-      runs: { bare: bareRuns, goldset: goldRuns },
+      runs: { bare: bareRuns, goldset: goldRuns, floor: floorRuns },
       profile,
       ...runInfo(),
     };

@@ -34,7 +34,16 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
 const HTMX_DIST = path.dirname(require.resolve('htmx.org/dist/htmx.min.js'));
 
-export function createApp(ctx: AppContext): express.Express {
+export interface AppOptions {
+  /**
+   * Routes mounted after every middleware (security headers, body parsing, session, user, CSRF)
+   * and before goldset's own. bench/label.ts mounts one that answers a constant, to measure what
+   * the middleware alone costs a logged-in POST.
+   */
+  firstRoutes?: express.Router;
+}
+
+export function createApp(ctx: AppContext, options: AppOptions = {}): express.Express {
   const app = express();
   const { config, log } = ctx;
   app.disable('x-powered-by');
@@ -102,6 +111,7 @@ export function createApp(ctx: AppContext): express.Express {
 
   // Saving a label and getting the next item is the request experts make all day, so its router
   // comes first; no router below serves any of its paths, so the order changes nothing else.
+  if (options.firstRoutes) app.use(options.firstRoutes);
   app.use(labelRoutes(ctx));
   app.use(apiRoutes(ctx, ctx.tokens));
   app.use(authRoutes(ctx));
