@@ -3,6 +3,7 @@
 // natural identities (question, response hash, criterion name, email) so it loads into any instance.
 import fs from 'node:fs';
 import readline from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import { questionKey } from '../samples/queries.ts';
@@ -22,46 +23,90 @@ export function writeGoldsetJsonl(db: DB, datasetId: number, write: (chunk: stri
       FROM criterion WHERE dataset_id = ? ORDER BY position, id`).all(datasetId)) {
     emit({ type: 'criterion', ...c, options: JSON.parse(c.options as string), archived: c.archived === 1 });
   }
-  // Batches by id keep memory bounded without holding a cursor open across writes.
-  const page = <T extends Rec>(sql: string) => {
+  // Pages of 1,000 by id keep memory bounded without holding a cursor open across writes.
+  function* pages<T extends Rec>(sql: string): Generator<T[]> {
     const st = db.prepare<[number, number], T>(sql);
-    return function* () {
-      let after = 0;
-      for (;;) {
-        const rows = st.all(datasetId, after);
-        if (!rows.length) return;
-        yield* rows;
-        after = rows[rows.length - 1]!.id as number;
-      }
-    };
-  };
-  for (const s of page(`SELECT s.id, s.question, s.ground_truth, s.reference_contexts, s.tags, s.source, s.notes, s.status,
+    let after = 0;
+    for (;;) {
+      const rows = st.all(datasetId, after);
+      if (!rows.length) return;
+      yield rows;
+      after = rows[rows.length - 1]!.id as number;
+    }
+  }
+  for (const s of rowsOf(pages(`SELECT s.id, s.question, s.ground_truth, s.reference_contexts, s.tags, s.source, s.notes, s.status,
       a.email AS author, p.email AS approved_by, s.approved_at, s.created_at
       FROM sample s LEFT JOIN user a ON a.id = s.author_id LEFT JOIN user p ON p.id = s.approved_by
-      WHERE s.dataset_id = ? AND s.id > ? ORDER BY s.id LIMIT 1000`)()) {
+      WHERE s.dataset_id = ? AND s.id > ? ORDER BY s.id LIMIT 1000`))) {
     const { id: _id, ...rest } = s;
     emit({ type: 'sample', ...rest, reference_contexts: JSON.parse(s.reference_contexts as string), tags: JSON.parse(s.tags as string) });
   }
-  for (const r of page(`SELECT r.id, s.question, r.system, r.answer, r.retrieved_contexts, r.metadata, r.created_at
-      FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.dataset_id = ? AND r.id > ? ORDER BY r.id LIMIT 1000`)()) {
+  for (const r of rowsOf(pages(`SELECT r.id, s.question, r.system, r.answer, r.retrieved_contexts, r.metadata, r.created_at
+      FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.dataset_id = ? AND r.id > ? ORDER BY r.id LIMIT 1000`))) {
     const { id: _id, ...rest } = r;
     emit({ type: 'response', ...rest, retrieved_contexts: JSON.parse(r.retrieved_contexts as string), metadata: JSON.parse(r.metadata as string) });
   }
-  const labelsOf = db.prepare<[number], { criterion: string; context_index: number; value: string }>(
-    'SELECT c.name AS criterion, l.context_index, l.value FROM label l JOIN criterion c ON c.id = l.criterion_id WHERE l.annotation_id = ? ORDER BY c.name, l.context_index');
-  for (const a of page(`SELECT a.id, s.question, r.system, r.answer, r.retrieved_contexts, u.email AS annotator, a.state, a.rationale,
+  // The labels of a page of annotations, in one query.
+  const labelsOf = db.prepare<[string], { annotation_id: number; criterion: string; context_index: number; value: string }>(
+    `SELECT l.annotation_id, c.name AS criterion, l.context_index, l.value FROM label l JOIN criterion c ON c.id = l.criterion_id
+     WHERE l.annotation_id IN (SELECT value FROM json_each(?)) ORDER BY l.annotation_id, c.name, l.context_index`);
+  for (const annotations of pages(`SELECT a.id, s.question, r.system, r.answer, r.retrieved_contexts, u.email AS annotator, a.state, a.rationale,
       a.corrected_answer, a.submitted_at FROM annotation a JOIN response r ON r.id = a.response_id JOIN sample s ON s.id = r.sample_id
-      JOIN user u ON u.id = a.annotator_id WHERE a.dataset_id = ? AND a.id > ? ORDER BY a.id LIMIT 1000`)()) {
-    const { id, question, system, answer, retrieved_contexts, ...rest } = a;
-    emit({ type: 'annotation', response: { question, system, answer, retrieved_contexts: JSON.parse(retrieved_contexts as string) }, ...rest, labels: labelsOf.all(id as number) });
+      JOIN user u ON u.id = a.annotator_id WHERE a.dataset_id = ? AND a.id > ? ORDER BY a.id LIMIT 1000`)) {
+    const labels = new Map<number, { criterion: string; context_index: number; value: string }[]>();
+    for (const { annotation_id, ...label } of labelsOf.all(JSON.stringify(annotations.map((a) => a.id)))) {
+      let list = labels.get(annotation_id);
+      if (!list) labels.set(annotation_id, (list = []));
+      list.push(label);
+    }
+    for (const a of annotations) {
+      const { id, question, system, answer, retrieved_contexts, ...rest } = a;
+      emit({ type: 'annotation', response: { question, system, answer, retrieved_contexts: JSON.parse(retrieved_contexts as string) }, ...rest,
+        labels: labels.get(id as number) ?? [] });
+    }
   }
-  for (const j of page(`SELECT j.id, s.question, r.system, r.answer, r.retrieved_contexts, c.name AS criterion, j.context_index, j.value,
+  for (const j of rowsOf(pages(`SELECT j.id, s.question, r.system, r.answer, r.retrieved_contexts, c.name AS criterion, j.context_index, j.value,
       j.reason, u.email AS adjudicator, j.updated_at FROM adjudication j JOIN response r ON r.id = j.response_id JOIN sample s ON s.id = r.sample_id
-      JOIN criterion c ON c.id = j.criterion_id JOIN user u ON u.id = j.adjudicator_id WHERE r.dataset_id = ? AND j.id > ? ORDER BY j.id LIMIT 1000`)()) {
+      JOIN criterion c ON c.id = j.criterion_id JOIN user u ON u.id = j.adjudicator_id WHERE r.dataset_id = ? AND j.id > ? ORDER BY j.id LIMIT 1000`))) {
     const { id: _id, question, system, answer, retrieved_contexts, ...rest } = j;
     emit({ type: 'adjudication', response: { question, system, answer, retrieved_contexts: JSON.parse(retrieved_contexts as string) }, ...rest });
   }
   return n;
+}
+
+/** The non-blank lines of a file with their numbers, read synchronously in 1 MB chunks. */
+function* linesOf(file: string): Generator<{ line: number; text: string }> {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(1024 * 1024);
+    const decoder = new StringDecoder('utf8');
+    let rest = '', line = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buffer, 0, buffer.length, null);
+      const chunk = n > 0 ? rest + decoder.write(buffer.subarray(0, n)) : rest + decoder.end();
+      const parts = chunk.split('\n');
+      rest = n > 0 ? parts.pop()! : '';
+      for (const text of parts) {
+        line++;
+        if (text.trim()) yield { line, text };
+      }
+      if (n === 0) return;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function parseRecord(text: string, line: number): Rec {
+  try {
+    return JSON.parse(text) as Rec;
+  } catch (e) {
+    throw new GoldsetFormatError(line, `not valid JSON (${(e as Error).message})`);
+  }
+}
+
+function* rowsOf<T>(pages: Iterable<T[]>): Generator<T> {
+  for (const rows of pages) yield* rows;
 }
 
 export class GoldsetFormatError extends Error {
@@ -84,27 +129,24 @@ export async function isGoldsetJsonl(file: string): Promise<boolean> {
  * Users named in the file that do not exist are created as experts without a password (to be invited).
  */
 export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: string, opts: { actorId: number | null; name?: string | undefined }): Promise<{ datasetId: number; counts: Record<string, number> }> {
-  const records: { line: number; rec: Rec }[] = [];
-  const rl = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of rl) {
-    line++;
-    if (!text.trim()) continue;
-    try { records.push({ line, rec: JSON.parse(text) as Rec }); } catch (e) { throw new GoldsetFormatError(line, `not valid JSON (${(e as Error).message})`); }
-  }
-  const header = records[0]?.rec;
+  const reader = linesOf(file);
+  const first = reader.next();
+  reader.return(undefined); // closes the file
+  const header = first.done ? undefined : parseRecord(first.value.text, first.value.line);
   if (!header || header.type !== 'goldset') throw new GoldsetFormatError(1, 'not a goldset JSONL file (the first record must have "type": "goldset")');
   if (header.version !== FORMAT_VERSION) throw new GoldsetFormatError(1, `unsupported format version ${String(header.version)}`);
   const d = header.dataset as Rec;
   const name = opts.name ?? String(d.name);
+  const findUser = db.prepare<[string], { id: number }>('SELECT id FROM user WHERE email = ?');
+  const inviteUser = db.prepare("INSERT INTO user (email, role) VALUES (?, 'expert')");
 
   return db.transaction(() => {
     if (db.prepare('SELECT 1 FROM dataset WHERE name = ?').get(name)) throw new GoldsetFormatError(1, `a dataset named "${name}" exists already; restore into a new name`);
     const userId = (email: unknown): number | null => {
       if (typeof email !== 'string' || !email) return null;
-      const found = db.prepare<[string], { id: number }>('SELECT id FROM user WHERE email = ?').get(email);
+      const found = findUser.get(email);
       if (found) return found.id;
-      return Number(db.prepare("INSERT INTO user (email, role) VALUES (?, 'expert')").run(email).lastInsertRowid);
+      return Number(inviteUser.run(email).lastInsertRowid);
     };
     const datasetId = Number(db.prepare(`INSERT INTO dataset (name, description, language, domain, overlap, holdout_seed, created_by)
       VALUES (?, ?, ?, ?, ?, ?, ?)`).run(name, d.description ?? '', d.language, d.domain ?? '', d.overlap ?? 1, d.holdout_seed, opts.actorId).lastInsertRowid);
@@ -132,7 +174,11 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
       adjudication: db.prepare(`INSERT INTO adjudication (response_id, criterion_id, context_index, value, reason, adjudicator_id, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
     };
-    for (const { line: at, rec } of records.slice(1)) {
+    // Read as it is written, inside the transaction: the file is never held whole.
+    const lines = linesOf(file);
+    lines.next(); // the header
+    for (const { line: at, text } of lines) {
+      const rec = parseRecord(text, at);
       switch (rec.type) {
         case 'criterion':
           criteria.set(String(rec.name).toLowerCase(), Number(st.criterion.run(datasetId, rec.name, rec.kind, rec.target, JSON.stringify(rec.options ?? []),
