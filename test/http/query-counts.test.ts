@@ -116,3 +116,19 @@ describe('SQL per request does not grow with the number of items', () => {
     expect(total(large)).toBe(total(small));
   });
 });
+
+describe('query plans', () => {
+  it('lists a dataset\'s samples newest first from an index, without sorting the dataset', () => {
+    const plan = (q: Record<string, unknown>) => {
+      const list = app.ctx.db.prepare('SELECT 1'); // a statement to find the prototype
+      const proto = Object.getPrototypeOf(list) as { all: (...a: unknown[]) => unknown[] };
+      const original = proto.all;
+      let sql = '';
+      proto.all = function (this: { source: string }, ...a: unknown[]) { if (!sql) sql = this.source; return original.apply(this, a); };
+      try { app.ctx.samples.queries.list({ datasetId: seeded.large.datasetId, ...q }, { limit: 50, offset: 0 }); } finally { proto.all = original; }
+      return (app.ctx.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ datasetId: seeded.large.datasetId, limit: 50, offset: 0, ...q }) as { detail: string }[])
+        .map((r) => r.detail).join(' | ');
+    };
+    for (const filter of [{}, { status: 'draft' }, { authorId: 1 }]) expect(plan(filter)).not.toContain('TEMP B-TREE FOR ORDER BY');
+  });
+});
