@@ -108,8 +108,8 @@ export function sampleQueries(db: DB) {
       FROM sample_revision r LEFT JOIN user u ON u.id = r.edited_by WHERE r.sample_id = ? ORDER BY r.version DESC`),
     deleteTags: db.prepare<[number]>('DELETE FROM sample_tag WHERE sample_id = ?'),
     insertTag: db.prepare<[number, string]>('INSERT OR IGNORE INTO sample_tag (sample_id, tag) VALUES (?, ?)'),
-    tags: db.prepare<[number], { tag: string; n: number }>(`SELECT t.tag, count(*) AS n FROM sample_tag t JOIN sample s ON s.id = t.sample_id
-      WHERE s.dataset_id = ? GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT 200`),
+    // Counts kept by triggers (migration 0010).
+    tags: db.prepare<[number], { tag: string; n: number }>('SELECT tag, n FROM dataset_tag WHERE dataset_id = ? AND n > 0 ORDER BY n DESC, tag LIMIT 200'),
     authors: db.prepare<[number], { id: number; email: string }>(`SELECT DISTINCT u.id, u.email FROM user u
       WHERE u.id IN (SELECT DISTINCT author_id FROM sample WHERE dataset_id = ?) ORDER BY u.email`),
   };

@@ -1,0 +1,129 @@
+/**
+ * Page latency at scale: every main page requested for a dataset of --items items (default 100,000)
+ * and, in the same app and run, for a dataset of --small items (default 100), each with answers,
+ * two experts' labels (disagreeing on every third item), a tag and an imported judge run. A page
+ * that stays fast does the same work whatever the size: its ratio large ÷ small stays near 1. A
+ * ratio in the hundreds means the page reads or computes over every item on each request.
+ *
+ *   npx tsx bench/pages.ts [--items 100000] [--small 100] [--repeat 5]
+ *
+ * Not a target from an issue: the standard is "pages that stay fast at 100,000 items". The report
+ * lists the median time of each page at both sizes and the ratio, slowest first. Requests go over
+ * loopback to the real app (the test harness's server and client), one at a time, after one
+ * unmeasured request per page.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '../test/helpers.ts';
+import { intArg, isMain, median, runInfo, table, writeResult } from './common.ts';
+
+const ITEMS = intArg('items', 100_000);
+const SMALL = intArg('small', 100);
+const REPEAT = intArg('repeat', 5);
+
+interface Seeded { datasetId: number; runId: number; responseId: number; sampleId: number; criterionId: number }
+
+/** Writes the rows of one expert's file in chunks and imports it (answers, tag, label, and for the first expert a judge score). */
+async function seed(app: TestApp, name: string, items: number): Promise<Seeded> {
+  const { ctx } = app;
+  const adminId = ctx.users.queries.byEmail('admin@example.com')!.id;
+  const datasetId = ctx.datasets.create(adminId, { name, description: 'bench/pages.ts', language: 'zh', domain: 'hr' }).id;
+  for (const [k, who] of ['li', 'wang'].entries()) {
+    const email = `${who}-${name}@bench.test`;
+    const annotatorId = (await ctx.users.createUser(null, { email, name: who, role: 'expert', password: 'a long enough password' })).id;
+    const file = path.join(app.dir, `${name}-${k}.jsonl`);
+    const fd = fs.openSync(file, 'w');
+    for (let start = 0; start < items; start += 1000) {
+      let chunk = '';
+      for (let i = start; i < Math.min(items, start + 1000); i++) {
+        chunk += JSON.stringify({
+          user_input: `第 ${i} 个问题：张伟是哪个部门的？新员工入职第一周需要完成什么？`, reference: `张伟在研发部（${i}）。`, response: `回答 ${i}：张伟在研发部。`,
+          retrieved_contexts: [`通讯录 ${i}：张伟 研发部`, `无关段落 ${i}`], system: i % 2 ? 'v1' : 'v2', tags: [i % 3 ? 'hr' : 'it'],
+          faithfulness: (i % 10) / 10, 'human.correct': (i % 2 === 0) !== (k === 1 && i % 3 === 0) ? 'yes' : 'no',
+        }) + '\n';
+      }
+      fs.writeSync(fd, chunk);
+    }
+    fs.closeSync(fd);
+    const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', annotatorId, runName: k === 0 ? 'judge-v1' : undefined });
+    if (!result.ok) throw new Error(`seed import failed: ${JSON.stringify(result).slice(0, 300)}`);
+    fs.rmSync(file);
+  }
+  const one = (sql: string) => ctx.db.prepare(sql).pluck().get(datasetId) as number;
+  return {
+    datasetId,
+    runId: one('SELECT max(id) FROM run WHERE dataset_id = ?'),
+    responseId: one('SELECT min(id) FROM response WHERE dataset_id = ?'),
+    sampleId: one('SELECT min(id) FROM sample WHERE dataset_id = ?'),
+    criterionId: one('SELECT min(id) FROM criterion WHERE dataset_id = ?'),
+  };
+}
+
+const PAGES: [string, (s: Seeded) => string][] = [
+  ['samples', (s) => `/datasets/${s.datasetId}`],
+  ['samples, page 20', (s) => `/datasets/${s.datasetId}?page=20`],
+  ['samples, search "张伟" (2 characters)', (s) => `/datasets/${s.datasetId}?q=${encodeURIComponent('张伟')}`],
+  ['samples, search "研发部"', (s) => `/datasets/${s.datasetId}?q=${encodeURIComponent('研发部')}`],
+  ['samples, tag filter', (s) => `/datasets/${s.datasetId}?tag=it`],
+  ['sample', (s) => `/samples/${s.sampleId}`],
+  ['response', (s) => `/responses/${s.responseId}`],
+  ['labelling queue', (s) => `/datasets/${s.datasetId}/label`],
+  ['labelling workspace', (s) => `/responses/${s.responseId}/label`],
+  ['disagreements', (s) => `/datasets/${s.datasetId}/disagreements`],
+  ['agreement', (s) => `/datasets/${s.datasetId}/agreement`],
+  ['runs', (s) => `/datasets/${s.datasetId}/runs`],
+  ['run', (s) => `/runs/${s.runId}`],
+  ['review queue', (s) => `/runs/${s.runId}/review`],
+  ['review item', (s) => `/runs/${s.runId}/review/${s.responseId}`],
+  ['calibration report', (s) => `/datasets/${s.datasetId}/calibration?criterion=${s.criterionId}&run=${s.runId}`],
+  ['export page', (s) => `/datasets/${s.datasetId}/export`],
+];
+
+async function time(client: Client, url: string): Promise<number> {
+  const start = performance.now();
+  const res = await client.get(url);
+  const elapsed = performance.now() - start;
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return elapsed;
+}
+
+async function main(): Promise<void> {
+  console.log(`pages bench: ${ITEMS} vs ${SMALL} items, ${REPEAT} requests per page and size, node ${process.version}`);
+  const app = await startTestApp();
+  try {
+    const admin = await setupAdmin(app);
+    const t = performance.now();
+    const small = await seed(app, 'small', SMALL);
+    const large = await seed(app, 'large', ITEMS);
+    app.ctx.searchIndex.catchUp();
+    console.log(`  seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    // An expert who has labelled neither dataset, so both labelling queues are in the same state.
+    const expert = await loginAs(app, 'zhao@bench.test', 'expert');
+    const rows: { page: string; smallMs: number; largeMs: number; ratio: number }[] = [];
+    for (const [page, url] of PAGES) {
+      const client = url(small).includes('/label') ? expert : admin;
+      const measure = async (s: Seeded) => {
+        await time(client, url(s));
+        const times: number[] = [];
+        for (let i = 0; i < REPEAT; i++) times.push(await time(client, url(s)));
+        return median(times);
+      };
+      const smallMs = await measure(small);
+      const largeMs = await measure(large);
+      rows.push({ page, smallMs, largeMs, ratio: largeMs / smallMs });
+    }
+    rows.sort((a, b) => b.largeMs - a.largeMs);
+    console.log('\n' + table([
+      ['page', `median ms at ${SMALL} → ${ITEMS} items  (ratio)`],
+      ...rows.map((r): [string, string] => [r.page, `${r.smallMs.toFixed(1)} → ${r.largeMs.toFixed(1)}  (${r.ratio.toFixed(1)}×)`]),
+    ]));
+    const slow = rows.filter((r) => r.largeMs > 100);
+    const summary = `pages: ${rows.length - slow.length} of ${rows.length} pages under 100 ms at ${ITEMS} items; slowest ${rows[0]!.page} ${rows[0]!.largeMs.toFixed(0)} ms`;
+    console.log(`\n${summary}`);
+    writeResult('pages.json', { bench: 'pages', summary, items: ITEMS, small: SMALL, repeat: REPEAT, pages: rows, ...runInfo() });
+  } finally {
+    await app.close();
+  }
+}
+
+if (isMain(import.meta.url)) await main();
