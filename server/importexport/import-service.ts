@@ -103,8 +103,14 @@ class Rejected extends Error {
 export function importService(db: DB, audit: AuditQueries,
   deps: { datasets: DatasetService; criteria: CriterionService; labels: LabelService; searchIndex: SearchIndexer }) {
   const maxSampleId = db.prepare('SELECT coalesce(max(id), 0) FROM sample').pluck();
-  // The import's own rows wait for the background indexer instead of filling the trigram index inside its transaction.
-  const deferIndexing = db.prepare<[number]>('UPDATE search_index_state SET deferring = ?');
+  // The import's rows wait for the background indexer instead of filling the trigram index inside its
+  // transaction. Rather than have the index trigger look at the index mark for every row (what
+  // search_index_state.deferring is for), the import drops the trigger for its transaction and puts
+  // it back as it was (its text from the schema), then indexes the rows the trigger would have: ids
+  // at or below the mark, reused after a delete (the invariant of migration 0007).
+  const indexTrigger = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = 'sample_fts_insert'").pluck();
+  const indexReusedIds = db.prepare<[number]>(`INSERT INTO sample_fts (rowid, question, ground_truth, notes)
+    SELECT id, question, ground_truth, notes FROM sample WHERE id > ? AND id <= (SELECT indexed_upto FROM search_index_state) ORDER BY id`);
   const reader = readerThread();
 
   /** The whole import, inside its transaction: rows are written as the reading thread sends them. */
@@ -131,7 +137,8 @@ export function importService(db: DB, audit: AuditQueries,
       }
       questions = [];
     };
-    deferIndexing.run(1);
+    const trigger = indexTrigger.get() as string;
+    db.exec('DROP TRIGGER sample_fts_insert');
     for (const message of reader.read(file, options)) {
       if (message.type === 'done') { read = message.summary; continue; }
       for (const row of message.rows) {
@@ -162,7 +169,8 @@ export function importService(db: DB, audit: AuditQueries,
       }
       insertQuestions();
     }
-    deferIndexing.run(0);
+    db.exec(trigger);
+    indexReusedIds.run(before);
     if (!read) throw new Error('import reader: ended without a summary');
     const { rows } = read;
     if (read.totalErrors) throw new Rejected({ ok: false, errors: read.errors, totalErrors: read.totalErrors, rows });

@@ -42,6 +42,9 @@ function writeJsonl(records: object[], name = `f-${Math.random()}.jsonl`): strin
 /** A question long enough that a few thousand rows span many of the reader's 256 KB batches. */
 const question = (i: number) => `第 ${i} 题：新员工入职第一周需要完成哪些培训和手续？${'请详细说明流程。'.repeat(20)}`;
 
+/** The trigger that indexes a sample for search when it is added (imports drop it for their transaction). */
+const indexTrigger = () => db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = 'sample_fts_insert'").pluck().get();
+
 const samples = () => db.prepare('SELECT question, ground_truth, tags FROM sample WHERE dataset_id = ? ORDER BY id').all(datasetId) as
   { question: string; ground_truth: string; tags: string }[];
 
@@ -53,7 +56,10 @@ async function importOk(file: string): Promise<ImportSummary> {
 
 describe('import written while the file is read', () => {
   it('undoes rows from earlier batches when a bad row comes late in the file', async () => {
+    const trigger = indexTrigger();
+    expect(trigger).toContain('CREATE TRIGGER');
     await importOk(writeJsonl([{ user_input: '已有的问题', reference: '原来的答案' }]));
+    expect(indexTrigger()).toBe(trigger);
     const before = samples();
     const records: object[] = Array.from({ length: 3000 }, (_, i) => ({ user_input: question(i), reference: `答案 ${i}` }));
     records.push({ reference: 'a row without a question' });
@@ -66,6 +72,11 @@ describe('import written while the file is read', () => {
     expect(result.errors[0]).toMatchObject({ line: 3001 });
     expect(samples()).toEqual(before);
     expect(db.prepare('SELECT deferring FROM search_index_state').pluck().get()).toBe(0);
+    expect(indexTrigger()).toBe(trigger);
+    // Once the background indexer has caught up, a sample typed in is indexed at once: the trigger is back.
+    ctx.searchIndex.catchUp();
+    ctx.samples.create(null, datasetId, { question: '试用期多长？', ground_truth: '三个月。', reference_contexts: [], tags: [], source: '', notes: '' });
+    expect(db.prepare("SELECT count(*) FROM sample_fts WHERE sample_fts MATCH '\"试用期\"'").pluck().get()).toBe(1);
     expect(db.prepare("SELECT count(*) FROM audit_event WHERE action = 'import'").pluck().get()).toBe(1);
   });
 
