@@ -18,6 +18,7 @@ import { metricRegistry } from './judge/registry.ts';
 import { runManager } from './judge/runner.ts';
 import { calibrationService } from './calibration/service.ts';
 import { searchIndexer } from './samples/search-index.ts';
+import { derivedCache } from './db/derived-cache.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -29,8 +30,9 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const prompts = promptStore(db, audit);
   const registry = metricRegistry(db, audit);
   const searchIndex = searchIndexer(db, log);
+  const derived = derivedCache(db);
   return {
-    db, config, log, audit,
+    db, config, log, audit, derived,
     users: userService(db, audit),
     datasets,
     samples,
@@ -44,7 +46,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     prompts,
     registry,
     runner: runManager(db, log, audit, { settings, prompts, registry }),
-    calibration: calibrationService(db, audit),
+    calibration: calibrationService(db, audit, derived),
     sessionStore: new SqliteSessionStore(db),
   };
 }

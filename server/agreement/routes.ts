@@ -15,7 +15,7 @@ export function agreementRoutes(app: AppContext): Router {
   r.get('/datasets/:id/agreement', requireUser, (req, res) => {
     const dataset = app.datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    sendDocument(res, AgreementPage({ ctx: pageContext(req), dataset, rows: agreementForDataset(app, dataset.id) }));
+    sendDocument(res, AgreementPage({ ctx: pageContext(req), dataset, rows: app.derived.get(dataset.id, 'agreement', () => agreementForDataset(app, dataset.id)) }));
   });
 
   return r;

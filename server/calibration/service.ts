@@ -2,6 +2,7 @@
 // holdout split; records calibrations (what the CI gate reads) and reviewers' verdicts.
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
+import type { DerivedCache } from '../db/derived-cache.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import { choices } from '../criteria/values.ts';
 import { goldValue } from '../labels/gold.ts';
@@ -40,7 +41,7 @@ export function exampleItems(run: RunRow): Set<number> {
 
 export interface VerdictRow { response_id: number; verdict: 'judge_right' | 'expert_right' | 'ambiguous'; note: string; reviewer_email: string; updated_at: string }
 
-export function calibrationService(db: DB, audit: AuditQueries) {
+export function calibrationService(db: DB, audit: AuditQueries, derived: DerivedCache) {
   const s = {
     scores: db.prepare<{ run: number; ds: number }, { id: number; status: string | null; value: number | null; label: string | null; system: string }>(`
       SELECT r.id, sc.status, sc.value, json_extract(sc.trace, '$.values.raw_value') AS label, r.system
@@ -77,8 +78,12 @@ export function calibrationService(db: DB, audit: AuditQueries) {
     return out;
   }
 
-  /** Every response of the dataset in the chosen part, with its score in the run and its gold value. */
-  function pairs(input: CalibrationInput): (CalibrationPair & { system: string })[] {
+  /** Every response of the dataset in the chosen part, with its score in the run and its gold value (kept while the dataset is unchanged). */
+  function pairs(input: CalibrationInput): readonly (CalibrationPair & { system: string })[] {
+    return derived.get(input.run.dataset_id, `pairs:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}`, () => computePairs(input));
+  }
+
+  function computePairs(input: CalibrationInput): (CalibrationPair & { system: string })[] {
     const gold = goldFor(input.criterion);
     return s.scores.all({ run: input.run.id, ds: input.run.dataset_id })
       .filter((r) => input.part === 'all' || holdoutPart(input.holdoutSeed, r.id) === input.part)
@@ -92,14 +97,18 @@ export function calibrationService(db: DB, audit: AuditQueries) {
   return {
     goldFor,
     pairs,
-    report(input: CalibrationInput & { resamples?: number }): { report: CalibrationReport; pairs: (CalibrationPair & { system: string })[] } {
-      const p = pairs(input);
-      const categories = input.criterion.kind === 'categorical' || input.criterion.kind === 'ordinal' ? choices(input.criterion).map((o) => o.value) : undefined;
-      const report = calibrationReport({
-        kind: input.criterion.kind, pairs: p, threshold: input.threshold, exclude: exampleItems(input.run),
-        ...(categories ? { categories } : {}), ...(input.resamples !== undefined ? { resamples: input.resamples } : {}),
+    /** The report of a criterion, run and part (kept while the dataset is unchanged: 1,000 bootstrap resamples take a while). */
+    report(input: CalibrationInput & { resamples?: number }): Readonly<{ report: CalibrationReport; pairs: readonly (CalibrationPair & { system: string })[] }> {
+      const key = `report:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}:${input.threshold ?? ''}:${input.resamples ?? ''}`;
+      return derived.get(input.run.dataset_id, key, () => {
+        const p = pairs(input);
+        const categories = input.criterion.kind === 'categorical' || input.criterion.kind === 'ordinal' ? choices(input.criterion).map((o) => o.value) : undefined;
+        const report = calibrationReport({
+          kind: input.criterion.kind, pairs: p, threshold: input.threshold, exclude: exampleItems(input.run),
+          ...(categories ? { categories } : {}), ...(input.resamples !== undefined ? { resamples: input.resamples } : {}),
+        });
+        return { report, pairs: p };
       });
-      return { report, pairs: p };
     },
     record(actorId: number | null, input: CalibrationInput, report: CalibrationReport, itemIds: number[]): number {
       const strength = strengthOf(report);

@@ -22,7 +22,7 @@ const PAGE = 50;
 
 export function adjudicationRoutes(app: AppContext): Router {
   const r = Router();
-  const { datasets, labels, criteria, responses } = app;
+  const { datasets, labels, criteria, responses, derived } = app;
 
   function renderResponse(req: Request, res: Response, responseId: number, errors?: FieldErrors, status = 200) {
     const response = responses.byId(responseId);
@@ -77,7 +77,8 @@ export function adjudicationRoutes(app: AppContext): Router {
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     if (!labels.canAdjudicate(dataset.id, req.user)) return sendError(req, res, 403, req.t('err.not_adjudicator'));
     const page = Math.max(1, Number(req.query.page) || 1);
-    const rows = labels.disagreements(dataset.id, PAGE + 1, (page - 1) * PAGE);
+    // Finding disagreements reads every item's labels (~0.2 s at 100,000): kept until the labels change.
+    const rows = derived.get(dataset.id, `disagreements:${page}`, () => labels.disagreements(dataset.id, PAGE + 1, (page - 1) * PAGE));
     const byId = new Map(criteria.forDataset(dataset.id).map((c) => [c.id, c]));
     sendDocument(res, DisagreementsPage({ ctx: pageContext(req), dataset, rows: rows.slice(0, PAGE).filter((x) => byId.has(x.criterion_id)), criteria: byId, page, more: rows.length > PAGE }));
   });

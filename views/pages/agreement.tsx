@@ -78,7 +78,7 @@ function CriterionCard({ ctx, criterion: c, agreement: a }: { ctx: PageContext; 
   );
 }
 
-export function AgreementPage({ ctx, dataset, rows }: { ctx: PageContext; dataset: DatasetRow; rows: { criterion: Criterion; agreement: Agreement }[] }) {
+export function AgreementPage({ ctx, dataset, rows }: { ctx: PageContext; dataset: DatasetRow; rows: readonly { criterion: Criterion; agreement: Agreement }[] }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={`${t('agreement.title')} · ${dataset.name}`}>

@@ -1,0 +1,39 @@
+// Results computed over every item of a dataset (agreement, the calibration pairs and report), kept
+// while nothing they read has changed. Triggers move dataset.data_version whenever labels,
+// adjudications, scores, runs, verdicts, criteria, responses or experts' names change (migration
+// 0011), from any connection or process, so a cached value is exact, never merely recent. Values are
+// frozen (one level deep): a caller that tried to change one would throw instead of corrupting the
+// next request's answer.
+import type { DB } from './connection.ts';
+
+/** Entries kept, least recently used dropped first: each may hold a list the size of a dataset. */
+const CAPACITY = 8;
+
+export interface DerivedCache {
+  /** The value for `key` in the dataset, computed by `compute` unless a value of the dataset's current version is kept. */
+  get<T extends object>(datasetId: number, key: string, compute: () => T): Readonly<T>;
+}
+
+export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
+  const version = db.prepare<[number], number>('SELECT data_version FROM dataset WHERE id = ?').pluck();
+  const entries = new Map<string, { version: number; value: object }>();
+  return {
+    get<T extends object>(datasetId: number, key: string, compute: () => T): Readonly<T> {
+      const current = version.get(datasetId);
+      const k = `${datasetId}:${key}`;
+      const hit = entries.get(k);
+      entries.delete(k);
+      if (hit && hit.version === current) {
+        entries.set(k, hit);
+        return hit.value as T;
+      }
+      const value = compute();
+      if (current === undefined) return value;
+      Object.freeze(value);
+      if (Array.isArray(value)) for (const item of value) if (item && typeof item === 'object') Object.freeze(item);
+      entries.set(k, { version: current, value });
+      if (entries.size > capacity) entries.delete(entries.keys().next().value!);
+      return value;
+    },
+  };
+}

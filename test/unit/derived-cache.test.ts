@@ -1,0 +1,129 @@
+// The analysis pages keep what they computed over a whole dataset until dataset.data_version moves
+// (migration 0011). The cache must never answer with a value older than the data: every kind of
+// change to what those pages read moves the version, including cascades and other datasets' rows
+// leave it alone. And a kept value cannot be changed by whoever reads it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type DB } from '../../server/db/connection.ts';
+import { migrate } from '../../server/db/migrate.ts';
+import { createAppContext, type AppContext } from '../../server/app-context.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createLogger } from '../../server/log.ts';
+import { derivedCache } from '../../server/db/derived-cache.ts';
+
+let dir: string;
+let db: DB;
+let ctx: AppContext;
+let hr: number, it_: number, expert: number, run: number, criterion: number, otherResponse: number;
+const ids = (ds: number) => db.prepare('SELECT id FROM response WHERE dataset_id = ? ORDER BY id').pluck().all(ds) as number[];
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-derived-'));
+  const file = path.join(dir, 'g.db');
+  db = openDatabase(file);
+  migrate(db);
+  ctx = createAppContext(db, loadConfig({ GOLDSET_DB: file }), createLogger('silent'));
+  hr = ctx.datasets.create(null, { name: 'hr', description: '', language: 'zh', domain: '' }).id;
+  it_ = ctx.datasets.create(null, { name: 'it', description: '', language: 'en', domain: '' }).id;
+  expert = (await ctx.users.createUser(null, { email: 'li@example.com', name: 'Li', role: 'expert', password: 'a long enough password' })).id;
+  for (const ds of [hr, it_]) {
+    const f = path.join(dir, `${ds}.jsonl`);
+    fs.writeFileSync(f, [1, 2, 3].map((i) => JSON.stringify({ user_input: `问题 ${i}`, reference: `答案 ${i}`, response: `回答 ${i}`, faithfulness: i / 4, 'human.correct': i % 2 ? 'yes' : 'no' })).join('\n'));
+    const r = await ctx.imports.importFile(null, ds, f, { format: 'jsonl', annotatorId: expert, runName: 'judge' });
+    if (!r.ok) throw new Error(JSON.stringify(r));
+  }
+  run = db.prepare('SELECT id FROM run WHERE dataset_id = ?').pluck().get(hr) as number;
+  criterion = db.prepare('SELECT id FROM criterion WHERE dataset_id = ?').pluck().get(hr) as number;
+  otherResponse = ids(it_)[0]!;
+});
+afterEach(async () => {
+  await ctx.imports.close();
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Each change as the app (or a user with sqlite3) could make it; each must make the cache compute again. */
+const CHANGES: [string, () => void][] = [
+  ['a label changed', () => db.prepare("UPDATE label SET value = 'no' WHERE annotation_id = (SELECT min(id) FROM annotation WHERE dataset_id = ?)").run(hr)],
+  ['an annotation submitted', () => db.prepare("UPDATE annotation SET rationale = 'checked' WHERE id = (SELECT min(id) FROM annotation WHERE dataset_id = ?)").run(hr)],
+  ['an annotation with a label added', () => {
+    const wang = Number(db.prepare("INSERT INTO user (email, role) VALUES ('wang@example.com', 'expert')").run().lastInsertRowid);
+    const a = Number(db.prepare("INSERT INTO annotation (response_id, dataset_id, annotator_id, state) VALUES (?, ?, ?, 'draft')").run(ids(hr)[0], hr, wang).lastInsertRowid);
+    db.prepare("INSERT INTO label (annotation_id, criterion_id, value) VALUES (?, ?, 'yes')").run(a, criterion);
+  }],
+  ['a label deleted', () => db.prepare('DELETE FROM label WHERE annotation_id = (SELECT max(id) FROM annotation WHERE dataset_id = ?)').run(hr)],
+  ['an adjudication', () => db.prepare("INSERT INTO adjudication (response_id, criterion_id, value, reason, adjudicator_id) VALUES (?, ?, 'no', 'wrong', ?)").run(ids(hr)[1], criterion, expert)],
+  ['an adjudication changed', () => db.prepare("UPDATE adjudication SET value = 'yes'").run()],
+  ['an adjudication removed', () => db.prepare('DELETE FROM adjudication').run()],
+  ['a score changed', () => db.prepare('UPDATE score SET value = 0.9 WHERE run_id = ? AND response_id = ?').run(run, ids(hr)[0])],
+  ['a score deleted', () => db.prepare('DELETE FROM score WHERE run_id = ? AND response_id = ?').run(run, ids(hr)[0])],
+  ['a verdict', () => db.prepare("INSERT INTO review_verdict (dataset_id, run_id, response_id, criterion_id, verdict, reviewer_id) VALUES (?, ?, ?, ?, 'judge_right', ?)").run(hr, run, ids(hr)[1], criterion, expert)],
+  ['a criterion edited', () => db.prepare("UPDATE criterion SET guidelines = 'stricter' WHERE id = ?").run(criterion)],
+  ['a response added', () => db.prepare("INSERT INTO response (sample_id, dataset_id, system, answer, retrieved_contexts, metadata, content_hash) SELECT sample_id, dataset_id, 'v9', 'x', '[]', '{}', 'h9' FROM response WHERE id = ?").run(ids(hr)[0])],
+  ['a labelled response deleted (cascade)', () => db.prepare('DELETE FROM response WHERE id = ?').run(ids(hr)[2])],
+  ['an expert renamed', () => db.prepare("UPDATE user SET name = 'Li Wei' WHERE id = ?").run(expert)],
+  ['an expert disabled', () => db.prepare('UPDATE user SET disabled = 1 WHERE id = ?').run(expert)],
+  ['the run deleted (its scores by cascade)', () => db.prepare('DELETE FROM run WHERE id = ?').run(run)],
+];
+
+describe('derived values per dataset', () => {
+  it('are computed once while nothing changes, and again after each kind of change', () => {
+    let computed = 0;
+    const value = () => ctx.derived.get(hr, 'figures', () => ({ n: ++computed }));
+    expect(value()).toEqual({ n: 1 });
+    expect(value()).toEqual({ n: 1 });
+    for (const [what, change] of CHANGES) {
+      const before = computed;
+      change();
+      expect(value(), what).toEqual({ n: before + 1 });
+      expect(value(), `${what}, asked again`).toEqual({ n: before + 1 });
+    }
+  });
+
+  it('survive changes to another dataset', () => {
+    let computed = 0;
+    const value = () => ctx.derived.get(hr, 'figures', () => ({ n: ++computed }));
+    value();
+    db.prepare("UPDATE label SET value = 'no' WHERE annotation_id IN (SELECT id FROM annotation WHERE dataset_id = ?)").run(it_);
+    db.prepare('UPDATE score SET value = 0 WHERE response_id = ?').run(otherResponse);
+    db.prepare('DELETE FROM response WHERE id = ?').run(otherResponse);
+    expect(value()).toEqual({ n: 1 });
+  });
+
+  it('are frozen, and the least recently used is dropped beyond the capacity', () => {
+    const cache = derivedCache(db, 2);
+    const list = cache.get(hr, 'list', () => [{ id: 1 }, { id: 2 }]);
+    expect(() => (list as { id: number }[]).sort((a, b) => b.id - a.id)).toThrow(TypeError);
+    expect(() => { (list[0] as { id: number }).id = 5; }).toThrow(TypeError);
+    let computed = 0;
+    cache.get(hr, 'a', () => ({ n: ++computed }));
+    cache.get(hr, 'b', () => ({ n: ++computed }));
+    cache.get(hr, 'a', () => ({ n: ++computed })); // a is now the most recent
+    cache.get(hr, 'c', () => ({ n: ++computed })); // drops b
+    expect(computed).toBe(3);
+    cache.get(hr, 'a', () => ({ n: ++computed }));
+    expect(computed).toBe(3);
+    cache.get(hr, 'b', () => ({ n: ++computed }));
+    expect(computed).toBe(4);
+  });
+
+  it('make the second view of the calibration report read nothing but the version', () => {
+    const runRow = ctx.runner.queries.byId(run)!;
+    const input = { criterion: ctx.criteria.forDataset(hr)[0]!, run: runRow, part: 'all' as const, holdoutSeed: 1 };
+    const first = ctx.calibration.report(input);
+    const reads = new Map<string, number>();
+    const proto = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
+    const originals = (['get', 'all', 'iterate'] as const).map((m) => [m, proto[m]!] as const);
+    for (const [m, original] of originals) proto[m] = function (this: { source: string }, ...a: unknown[]) { reads.set(this.source, (reads.get(this.source) ?? 0) + 1); return original.apply(this, a); };
+    try {
+      expect(ctx.calibration.report(input)).toBe(first);
+    } finally {
+      for (const [m, original] of originals) proto[m] = original;
+    }
+    expect([...reads.keys()]).toEqual(['SELECT data_version FROM dataset WHERE id = ?']);
+    db.prepare('UPDATE score SET value = 0.1 WHERE run_id = ?').run(run);
+    expect(ctx.calibration.report(input)).not.toBe(first);
+  });
+});
