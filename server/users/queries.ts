@@ -8,18 +8,23 @@ export interface UserRow {
   email: string;
   name: string;
   role: Role;
-  password_hash: string | null;
+  /** 1 while the user has no password yet (invited, not yet joined). The hash itself is read only to check a login. */
+  invited: 0 | 1;
   disabled: 0 | 1;
   locale: Locale | null;
   created_at: string;
 }
 
+/** Every column but the password hash, which only a login check reads (passwordHash below). */
+const USER = 'id, email, name, role, password_hash IS NULL AS invited, disabled, locale, created_at';
+
 export function userQueries(db: DB) {
   const s = {
     count: db.prepare('SELECT count(*) FROM user').pluck(),
-    byId: db.prepare<[number], UserRow>('SELECT * FROM user WHERE id = ?'),
-    byEmail: db.prepare<[string], UserRow>('SELECT * FROM user WHERE email = ?'),
-    all: db.prepare<[], UserRow>('SELECT * FROM user ORDER BY disabled, email'),
+    byId: db.prepare<[number], UserRow>(`SELECT ${USER} FROM user WHERE id = ?`),
+    byEmail: db.prepare<[string], UserRow>(`SELECT ${USER} FROM user WHERE email = ?`),
+    passwordHash: db.prepare<[number], string | null>('SELECT password_hash FROM user WHERE id = ?').pluck(),
+    all: db.prepare<[], UserRow>(`SELECT ${USER} FROM user ORDER BY disabled, email`),
     insert: db.prepare<{ email: string; name: string; role: Role; password_hash: string | null }>(
       'INSERT INTO user (email, name, role, password_hash) VALUES (@email, @name, @role, @password_hash)'),
     setRole: db.prepare<[Role, number]>('UPDATE user SET role = ? WHERE id = ?'),
@@ -41,6 +46,7 @@ export function userQueries(db: DB) {
     count: () => s.count.get() as number,
     byId: (id: number) => s.byId.get(id),
     byEmail: (email: string) => s.byEmail.get(email),
+    passwordHash: (id: number) => s.passwordHash.get(id) ?? null,
     all: () => s.all.all(),
     insert: (u: { email: string; name: string; role: Role; password_hash: string | null }) => Number(s.insert.run(u).lastInsertRowid),
     setRole: (id: number, role: Role) => s.setRole.run(role, id),

@@ -88,7 +88,7 @@ export function userService(db: DB, audit: AuditQueries, now: () => number = Dat
         return { ok: false, reason: 'throttled' };
       }
       const user = q.byEmail(email);
-      const good = await verifyPassword(password, user?.password_hash ?? null);
+      const good = await verifyPassword(password, user ? q.passwordHash(user.id) : null);
       if (!user || !good) {
         q.recordFailure(email, ip, now());
         return { ok: false, reason: 'invalid' };

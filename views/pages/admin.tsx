@@ -41,7 +41,7 @@ export function UsersPage({ ctx, users, values = {}, errors, inviteLink }: {
                   <input id={`disabled-${u.id}`} type="checkbox" name="disabled" value="1" checked={u.disabled === 1} form={`user-${u.id}`} />
                   <label for={`disabled-${u.id}`}>{t('users.disabled')}</label>
                 </span>
-                {u.password_hash === null && <span class="badge">{t('users.invited')}</span>}
+                {u.invited === 1 && <span class="badge">{t('users.invited')}</span>}
               </td>
               <td>
                 <form method="post" action={`/admin/users/${u.id}`} id={`user-${u.id}`} class="inline-form">
