@@ -33,8 +33,13 @@ export function calibrationRoutes(app: AppContext): Router {
 
   function body(ctx: ReturnType<typeof pageContext>, dataset: DatasetRow, state: ReportState) {
     const { report, pairs } = calibration.report({ ...state, holdoutSeed: dataset.holdout_seed });
-    const points = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null && p.gold !== null).map((p) => ({ id: p.id, score: p.score!, gold: p.gold! }));
-    const curve = state.criterion.kind === 'binary' ? kappaCurve(points.map((p) => p.score), points.map((p) => p.gold === '1'), 41) : null;
+    // The charts' data, like the report, is kept until the dataset's data changes.
+    const key = `report-charts:${state.criterion.id}:${state.run.id}:${state.part}:${state.threshold ?? ''}:${dataset.holdout_seed}`;
+    const { points, curve } = app.derived.get(dataset.id, key, () => {
+      const points = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null && p.gold !== null).map((p) => ({ id: p.id, score: p.score!, gold: p.gold! }));
+      const curve = state.criterion.kind === 'binary' ? kappaCurve(points.map((p) => p.score), points.map((p) => p.gold === '1'), 41) : null;
+      return { points, curve };
+    });
     return ReportBody({ ctx, dataset, state, report, points, curve });
   }
 
