@@ -3,7 +3,7 @@
  * with the sqlite3 command-line tool's `.import` of the same rows as CSV into a plain table.
  * Target: within 3× of sqlite3, with memory bounded (the file is streamed, never held whole).
  *
- *   npx tsx bench/import.ts [--rows 100000] [--repeat 3] [--profile] [--fts-hashsize MB]
+ *   npx tsx bench/import.ts [--rows 100000] [--repeat 5] [--profile] [--fts-hashsize MB]
  *
  * Each goldset run also times the background work the import leaves behind (the trigram search
  * index of the new rows), reported next to the headline ratio as "import + search index".
@@ -27,7 +27,7 @@ const SQLITE3 = '/usr/bin/sqlite3';
 const TARGET = 3;
 
 const ROWS = intArg('rows', 100_000);
-const REPEAT = intArg('repeat', 3);
+const REPEAT = intArg('repeat', 5);
 const PROFILE = flag('profile');
 const FTS_HASHSIZE_MB = flag('fts-hashsize') ? intArg('fts-hashsize', 1) : null;
 
