@@ -54,19 +54,16 @@ export function reviewRoutes(app: AppContext): Router {
   const responseCriteria = (datasetId: number) => criteria.forDataset(datasetId).filter((c) => c.target === 'response');
 
   /**
-   * Every pair of the run (scores + gold) and the queue that the state's filters select. Both are kept
-   * until the dataset's data changes (server/db/derived-cache.ts); a queue filtered by tag is built
-   * each time, since tags are not part of that version.
+   * Every pair of the run (scores + gold; kept until the dataset's data changes) and the queue that
+   * the state's filters select, built on every view from the pairs and the current verdicts.
    */
   function queueFor(run: RunRow, dataset: DatasetRow, state: QueueState) {
     const pairs = calibration.pairs({ criterion: state.criterion, run, part: 'all', holdoutSeed: dataset.holdout_seed });
     const part = state.part;
-    const build = (): Queue => buildQueue(state.criterion, pairs, calibration.verdicts(run.id, state.criterion.id), state.threshold, {
+    const queue: Queue = buildQueue(state.criterion, pairs, calibration.verdicts(run.id, state.criterion.id), state.threshold, {
       verdict: state.verdict, system: state.system, tagged: state.tag ? q.tagged(dataset.id, state.tag) : null,
       inPart: part === 'all' ? null : (id) => holdoutPart(dataset.holdout_seed, id) === part,
     });
-    const key = `queue:${run.id}:${state.criterion.id}:${state.verdict}:${state.system}:${state.threshold}:${part}:${dataset.holdout_seed}`;
-    const queue: Queue = state.tag ? build() : app.derived.get(dataset.id, key, build);
     return { pairs, queue };
   }
 

@@ -285,6 +285,24 @@ describe('verdicts', () => {
     expect(lastOne.headers.get('location')).toBe(`/runs/${ragas}/review?${q()}`);
   });
 
+  it('opens the next item after a verdict without reading the run\'s scores and labels again, and shows the verdict', async () => {
+    await admin.get(`/runs/${ragas}/review/${ids[1]}?${q()}`);
+    const next = await admin.post(`/runs/${ragas}/review/${ids[1]}?${q()}`, { verdict: 'expert_right', note: '', next: '1' });
+    const proto = Object.getPrototypeOf(app.ctx.db.prepare('SELECT 1')) as { all: (...a: unknown[]) => unknown };
+    const original = proto.all;
+    const read: string[] = [];
+    proto.all = function (this: { source: string }, ...a: unknown[]) { read.push(this.source); return original.apply(this, a); };
+    try {
+      expect((await admin.get(next.headers.get('location')!)).status).toBe(200);
+    } finally {
+      proto.all = original;
+    }
+    // The run's pairs: every score of the run and every label of the criterion (the item's own labels are read, and may be).
+    expect(read.filter((sql) => /LEFT JOIN score sc|WHERE l\.criterion_id = \?/.test(sql))).toEqual([]);
+    // The queue is rebuilt from the current verdicts: the item reviewed just now is listed under its verdict.
+    expect(listed((await admin.get(`/runs/${ragas}/review?${q()}&verdict=expert_right`)).text)).toEqual([ids[1]]);
+  });
+
   it('refuses a viewer (403, nothing stored) and an expert who may not adjudicate a correction', async () => {
     const viewer = await loginAs(app, 'view@example.com', 'viewer');
     const page = await viewer.get(`/runs/${ragas}/review/${ids[0]}?${q()}`);

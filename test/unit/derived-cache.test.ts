@@ -59,7 +59,6 @@ const CHANGES: [string, () => void][] = [
   ['an adjudication removed', () => db.prepare('DELETE FROM adjudication').run()],
   ['a score changed', () => db.prepare('UPDATE score SET value = 0.9 WHERE run_id = ? AND response_id = ?').run(run, ids(hr)[0])],
   ['a score deleted', () => db.prepare('DELETE FROM score WHERE run_id = ? AND response_id = ?').run(run, ids(hr)[0])],
-  ['a verdict', () => db.prepare("INSERT INTO review_verdict (dataset_id, run_id, response_id, criterion_id, verdict, reviewer_id) VALUES (?, ?, ?, ?, 'judge_right', ?)").run(hr, run, ids(hr)[1], criterion, expert)],
   ['a criterion edited', () => db.prepare("UPDATE criterion SET guidelines = 'stricter' WHERE id = ?").run(criterion)],
   ['a response added', () => db.prepare("INSERT INTO response (sample_id, dataset_id, system, answer, retrieved_contexts, metadata, content_hash) SELECT sample_id, dataset_id, 'v9', 'x', '[]', '{}', 'h9' FROM response WHERE id = ?").run(ids(hr)[0])],
   ['a labelled response deleted (cascade)', () => db.prepare('DELETE FROM response WHERE id = ?').run(ids(hr)[2])],
@@ -82,10 +81,11 @@ describe('derived values per dataset', () => {
     }
   });
 
-  it('survive changes to another dataset', () => {
+  it('survive changes to another dataset, and reviewers\' verdicts (which nothing kept reads)', () => {
     let computed = 0;
     const value = () => ctx.derived.get(hr, 'figures', () => ({ n: ++computed }));
     value();
+    db.prepare("INSERT INTO review_verdict (dataset_id, run_id, response_id, criterion_id, verdict, reviewer_id) VALUES (?, ?, ?, ?, 'judge_right', ?)").run(hr, run, ids(hr)[1], criterion, expert);
     db.prepare("UPDATE label SET value = 'no' WHERE annotation_id IN (SELECT id FROM annotation WHERE dataset_id = ?)").run(it_);
     db.prepare('UPDATE score SET value = 0 WHERE response_id = ?').run(otherResponse);
     db.prepare('DELETE FROM response WHERE id = ?').run(otherResponse);
