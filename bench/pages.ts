@@ -26,7 +26,7 @@ const REPEAT = intArg('repeat', 5);
 interface Seeded { datasetId: number; runId: number; responseId: number; sampleId: number; criterionId: number }
 
 /** Writes the rows of one expert's file in chunks and imports it (answers, tag, label, and for the first expert a judge score). */
-async function seed(app: TestApp, name: string, items: number): Promise<Seeded> {
+export async function seed(app: TestApp, name: string, items: number): Promise<Seeded> {
   const { ctx } = app;
   const adminId = ctx.users.queries.byEmail('admin@example.com')!.id;
   const datasetId = ctx.datasets.create(adminId, { name, description: 'bench/pages.ts', language: 'zh', domain: 'hr' }).id;
