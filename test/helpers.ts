@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig } from '../server/config.ts';
-import { openDatabase } from '../server/db/connection.ts';
+import { openDatabase, type DB } from '../server/db/connection.ts';
 import { migrate } from '../server/db/migrate.ts';
 import { createLogger } from '../server/log.ts';
 import { createAppContext, type AppContext } from '../server/app-context.ts';
@@ -36,6 +36,25 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ctx, dir, logs, url: `http://127.0.0.1:${port}`,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ctx.imports.close();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The app's services on a fresh, migrated SQLite file in a temp folder, without HTTP. */
+export interface TestContext { dir: string; db: DB; ctx: AppContext; close(): Promise<void> }
+
+export function openTestContext(prefix = 'goldset-test-'): TestContext {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const file = path.join(dir, 'g.db');
+  const db = openDatabase(file);
+  migrate(db);
+  const ctx = createAppContext(db, loadConfig({ GOLDSET_DB: file }), createLogger('silent'));
+  return {
+    dir, db, ctx,
+    async close() {
       await ctx.imports.close();
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -2,31 +2,22 @@
 // must always equal counting sample_tag, whatever adds or removes tags: edits, imports, deleted
 // samples, deleted datasets; and the migration counts the tags that were there before it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTestContext, type TestContext } from '../helpers.ts';
 import { openDatabase, type DB } from '../../server/db/connection.ts';
 import { listMigrations, migrate, MIGRATIONS_DIR } from '../../server/db/migrate.ts';
-import { createAppContext, type AppContext } from '../../server/app-context.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
+import type { AppContext } from '../../server/app-context.ts';
 
 let dir: string;
 let db: DB;
 let ctx: AppContext;
+let env: TestContext;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-tags-'));
-  const file = path.join(dir, 'g.db');
-  db = openDatabase(file);
-  migrate(db);
-  ctx = createAppContext(db, loadConfig({ GOLDSET_DB: file }), createLogger('silent'));
+  ({ dir, db, ctx } = env = openTestContext('goldset-tags-'));
 });
-afterEach(async () => {
-  await ctx.imports.close();
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => env.close());
 
 /** Tag counts as the samples page shows them, per dataset. */
 const shown = (d: DB = db) => (d.prepare('SELECT dataset_id, tag, n FROM dataset_tag WHERE n > 0 ORDER BY dataset_id, tag').all());

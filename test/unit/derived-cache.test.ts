@@ -1,30 +1,24 @@
 // The analysis pages keep what they computed over a whole dataset until dataset.data_version moves
 // (migration 0011). The cache must never answer with a value older than the data: every kind of
-// change to what those pages read moves the version, including cascades and other datasets' rows
-// leave it alone. And a kept value cannot be changed by whoever reads it.
+// change to what those pages read moves the version, cascades included, while other datasets' rows
+// and reviewers' verdicts leave it alone. And a kept value cannot be changed by whoever reads it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../server/db/connection.ts';
-import { migrate } from '../../server/db/migrate.ts';
-import { createAppContext, type AppContext } from '../../server/app-context.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
+import { openTestContext, type TestContext } from '../helpers.ts';
+import type { DB } from '../../server/db/connection.ts';
+import type { AppContext } from '../../server/app-context.ts';
 import { derivedCache } from '../../server/db/derived-cache.ts';
 
 let dir: string;
 let db: DB;
 let ctx: AppContext;
+let env: TestContext;
 let hr: number, it_: number, expert: number, run: number, criterion: number, otherResponse: number;
 const ids = (ds: number) => db.prepare('SELECT id FROM response WHERE dataset_id = ? ORDER BY id').pluck().all(ds) as number[];
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-derived-'));
-  const file = path.join(dir, 'g.db');
-  db = openDatabase(file);
-  migrate(db);
-  ctx = createAppContext(db, loadConfig({ GOLDSET_DB: file }), createLogger('silent'));
+  ({ dir, db, ctx } = env = openTestContext('goldset-derived-'));
   hr = ctx.datasets.create(null, { name: 'hr', description: '', language: 'zh', domain: '' }).id;
   it_ = ctx.datasets.create(null, { name: 'it', description: '', language: 'en', domain: '' }).id;
   expert = (await ctx.users.createUser(null, { email: 'li@example.com', name: 'Li', role: 'expert', password: 'a long enough password' })).id;
@@ -38,11 +32,7 @@ beforeEach(async () => {
   criterion = db.prepare('SELECT id FROM criterion WHERE dataset_id = ?').pluck().get(hr) as number;
   otherResponse = ids(it_)[0]!;
 });
-afterEach(async () => {
-  await ctx.imports.close();
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => env.close());
 
 /** Each change as the app (or a user with sqlite3) could make it; each must make the cache compute again. */
 const CHANGES: [string, () => void][] = [

@@ -2,32 +2,22 @@
 // that cross the reader's 1 MB chunks, multi-byte characters split between chunks, CRLF line ends
 // and blank lines must all come back as written, and a bad record at the very end undoes everything.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../server/db/connection.ts';
-import { migrate } from '../../server/db/migrate.ts';
-import { createAppContext, type AppContext } from '../../server/app-context.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
+import { openTestContext, type TestContext } from '../helpers.ts';
+import type { DB } from '../../server/db/connection.ts';
+import type { AppContext } from '../../server/app-context.ts';
 import { GoldsetFormatError, restoreGoldsetJsonl, writeGoldsetJsonl } from '../../server/importexport/goldset-jsonl.ts';
 
 let dir: string;
 let db: DB;
 let ctx: AppContext;
+let env: TestContext;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-restore-'));
-  const file = path.join(dir, 'g.db');
-  db = openDatabase(file);
-  migrate(db);
-  ctx = createAppContext(db, loadConfig({ GOLDSET_DB: file }), createLogger('silent'));
+  ({ dir, db, ctx } = env = openTestContext('goldset-restore-'));
 });
-afterEach(async () => {
-  await ctx.imports.close();
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => env.close());
 
 /** A dataset of 1,500 samples with answers and one expert's labels, exported: about 1.8 MB of mostly Chinese text (more than one 1 MB read). */
 async function exported(): Promise<{ file: string; text: string }> {

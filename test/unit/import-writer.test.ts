@@ -3,35 +3,25 @@
 // anywhere undoes everything, the first row of a repeated question wins, only questions that were
 // there before can "differ", and the reading thread survives an import that stops early.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../server/db/connection.ts';
-import { migrate } from '../../server/db/migrate.ts';
-import { createAppContext, type AppContext } from '../../server/app-context.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
+import { openTestContext, type TestContext } from '../helpers.ts';
+import type { DB } from '../../server/db/connection.ts';
+import type { AppContext } from '../../server/app-context.ts';
 import { readerThread } from '../../server/importexport/reader-thread.ts';
 import type { ImportSummary } from '../../server/importexport/import-service.ts';
 
 let dir: string;
 let db: DB;
 let ctx: AppContext;
+let env: TestContext;
 let datasetId: number;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-import-'));
-  const file = path.join(dir, 'g.db');
-  db = openDatabase(file);
-  migrate(db);
-  ctx = createAppContext(db, loadConfig({ GOLDSET_DB: file }), createLogger('silent'));
+  ({ dir, db, ctx } = env = openTestContext('goldset-import-'));
   datasetId = ctx.datasets.create(null, { name: 'hr', description: '', language: 'zh', domain: '' }).id;
 });
-afterEach(async () => {
-  await ctx.imports.close();
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => env.close());
 
 function writeJsonl(records: object[], name = `f-${Math.random()}.jsonl`): string {
   const file = path.join(dir, name);
