@@ -265,7 +265,9 @@ function summarize(r: AcResult, serverCpuMs: number | null): Run {
   };
 }
 
-async function measure(child: Child, opts: Omit<AcOptions, 'url' | 'connections' | 'duration'>, seconds: number): Promise<Run> {
+type LoadOptions = Omit<AcOptions, 'url' | 'connections' | 'duration'>;
+
+async function measure(child: Child, opts: LoadOptions, seconds: number): Promise<Run> {
   const cpu0 = cpuMsOf(child.proc.pid!);
   const result = await autocannon({ url: child.url, connections: CONNECTIONS, duration: seconds, pipelining: 1, timeout: 10, ...opts });
   const cpu1 = cpuMsOf(child.proc.pid!);
@@ -278,36 +280,42 @@ const bareOpts = { method: 'POST', headers: { 'Content-Type': 'application/x-www
 /** Per-expert bookkeeping across all goldset runs: what was sent and what came back as a saved label. */
 interface Lane { expert: Expert; items: number[]; pos: number; sent: number; saved: number; failures: Map<string, number>; badSamples: string[] }
 
-function goldsetOpts(lanes: Lane[], criterionId: number): Omit<AcOptions, 'url' | 'connections' | 'duration'> {
+/** Load in which each connection is one expert (a lane) sending the request `requestOf` makes for it. */
+function perExpert(lanes: Lane[], requestOf: (lane: Lane) => AcRequest): LoadOptions {
   let nextLane = 0;
   return {
     method: 'GET', path: '/healthz', // replaced in setupClient before anything is sent
     setupClient(client) {
-      const lane = lanes[nextLane++ % lanes.length]!;
-      const itemOf = () => (MODE === 'slices' ? lane.items[lane.pos % lane.items.length]! : lane.expert.current);
-      client.setRequests([{
-        method: 'POST',
-        setupRequest(req) {
-          const id = itemOf();
-          lane.expert.current = id;
-          lane.sent++;
-          return { ...req, path: `/responses/${id}/label`, headers: lane.expert.headers(), body: labelBody(lane.expert.csrf, criterionId, id) };
-        },
-        onResponse(status, body) {
-          const next = NEXT_ITEM.exec(body)?.[1];
-          if (status === 200 && next) {
-            lane.saved++;
-            lane.pos++;
-            lane.expert.current = Number(next);
-            return;
-          }
-          const key = `${status}${next ? '' : ' (no next item in body)'}`;
-          lane.failures.set(key, (lane.failures.get(key) ?? 0) + 1);
-          if (lane.badSamples.length < 2) lane.badSamples.push(`${key}: ${body.slice(0, 200).replace(/\s+/g, ' ')}`);
-        },
-      }]);
+      client.setRequests([requestOf(lanes[nextLane++ % lanes.length]!)]);
     },
   };
+}
+
+function goldsetOpts(lanes: Lane[], criterionId: number): LoadOptions {
+  return perExpert(lanes, (lane) => {
+    const itemOf = () => (MODE === 'slices' ? lane.items[lane.pos % lane.items.length]! : lane.expert.current);
+    return {
+      method: 'POST',
+      setupRequest(req) {
+        const id = itemOf();
+        lane.expert.current = id;
+        lane.sent++;
+        return { ...req, path: `/responses/${id}/label`, headers: lane.expert.headers(), body: labelBody(lane.expert.csrf, criterionId, id) };
+      },
+      onResponse(status, body) {
+        const next = NEXT_ITEM.exec(body)?.[1];
+        if (status === 200 && next) {
+          lane.saved++;
+          lane.pos++;
+          lane.expert.current = Number(next);
+          return;
+        }
+        const key = `${status}${next ? '' : ' (no next item in body)'}`;
+        lane.failures.set(key, (lane.failures.get(key) ?? 0) + 1);
+        if (lane.badSamples.length < 2) lane.badSamples.push(`${key}: ${body.slice(0, 200).replace(/\s+/g, ' ')}`);
+      },
+    };
+  });
 }
 
 /**
@@ -315,18 +323,11 @@ function goldsetOpts(lanes: Lane[], criterionId: number): Omit<AcOptions, 'url' 
  * a route that answers "ok" after all of goldset's middleware (bench/label-server.ts). Not a
  * baseline: it shows how much of the bare handler's throughput is left before goldset's own work.
  */
-function floorOpts(lanes: Lane[], criterionId: number): Omit<AcOptions, 'url' | 'connections' | 'duration'> {
-  let nextLane = 0;
-  return {
-    method: 'GET', path: '/healthz', // replaced in setupClient before anything is sent
-    setupClient(client) {
-      const lane = lanes[nextLane++ % lanes.length]!;
-      client.setRequests([{
-        method: 'POST',
-        setupRequest: (req) => ({ ...req, path: '/bench/floor', headers: lane.expert.headers(), body: labelBody(lane.expert.csrf, criterionId, lane.expert.current) }),
-      }]);
-    },
-  };
+function floorOpts(lanes: Lane[], criterionId: number): LoadOptions {
+  return perExpert(lanes, (lane) => ({
+    method: 'POST',
+    setupRequest: (req) => ({ ...req, path: '/bench/floor', headers: lane.expert.headers(), body: labelBody(lane.expert.csrf, criterionId, lane.expert.current) }),
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,7 +403,7 @@ async function main(): Promise<void> {
     const floorRuns: Run[] = [];
     const opts = goldsetOpts(lanes, s.criterionId);
     type Side = 'bare' | 'goldset' | 'floor';
-    const sides: Record<Side, { child: Child; opts: Omit<AcOptions, 'url' | 'connections' | 'duration'>; runs: Run[] }> = {
+    const sides: Record<Side, { child: Child; opts: LoadOptions; runs: Run[] }> = {
       bare: { child: bare, opts: bareOpts, runs: bareRuns },
       goldset: { child: goldset, opts, runs: goldRuns },
       floor: { child: goldset, opts: floorOpts(lanes, s.criterionId), runs: floorRuns },
