@@ -68,13 +68,19 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
   /** Gold values of a response-level criterion: adjudicated, else unanimous, else (numeric) the mean. */
   function goldFor(criterion: Criterion): Map<number, string> {
     const byResponse = new Map<number, string[]>();
-    for (const v of s.values.all(criterion.id)) byResponse.set(v.response_id, [...(byResponse.get(v.response_id) ?? []), v.value]);
+    for (const v of s.values.all(criterion.id)) {
+      const values = byResponse.get(v.response_id);
+      if (values) values.push(v.value);
+      else byResponse.set(v.response_id, [v.value]);
+    }
     const adjudicated = new Map(s.adjudications.all(criterion.id).map((a) => [a.response_id, a.value]));
     const out = new Map<number, string>();
-    for (const id of new Set([...byResponse.keys(), ...adjudicated.keys()])) {
+    const put = (id: number) => {
       const g = goldValue(criterion.kind, byResponse.get(id) ?? [], adjudicated.get(id) ?? null);
       if (g !== null) out.set(id, g);
-    }
+    };
+    for (const id of byResponse.keys()) put(id);
+    for (const id of adjudicated.keys()) if (!byResponse.has(id)) put(id);
     return out;
   }
 
