@@ -78,6 +78,7 @@ const PAGES: [string, (s: Seeded) => string][] = [
   ['review queue', (s) => `/runs/${s.runId}/review`],
   ['review item', (s) => `/runs/${s.runId}/review/${s.responseId}`],
   ['calibration report', (s) => `/datasets/${s.datasetId}/calibration?criterion=${s.criterionId}&run=${s.runId}`],
+  ['prompt lab', (s) => `/datasets/${s.datasetId}/prompt-lab?criterion=${s.criterionId}`],
   ['export page', (s) => `/datasets/${s.datasetId}/export`],
 ];
 

@@ -27,17 +27,30 @@ const Draft = z.object({
 export function labRoutes(app: AppContext): Router {
   const r = Router();
   const expert = requireRole('expert', app.log);
-  const { datasets, registry, prompts, criteria, calibration, runner, labels, responses } = app;
+  const { datasets, registry, prompts, criteria, calibration, runner, responses } = app;
 
   function llmMetrics(datasetId: number): string[] {
     return [...registry.builtinKeys(), ...registry.custom(datasetId).map((m) => m.key)].filter((k) => registry.get(datasetId, k)?.kind === 'llm');
   }
 
-  /** Items of one holdout part that have a gold value for the criterion. */
-  function partIds(dataset: DatasetRow, criterionId: number, part: 'calibration' | 'held_out'): number[] {
-    const gold = calibration.goldFor(criteria.get(criterionId)!);
-    return [...gold.keys()].filter((id) => holdoutPart(dataset.holdout_seed, id) === part).sort((a, b) => a - b);
+  /** The candidates for few-shot examples: their question, answer and the first expert note, in one query. */
+  const candidateRows = app.db.prepare<[string], { id: number; question: string; answer: string; rationale: string | null; corrected_answer: string | null }>(`
+    SELECT r.id, s.question, r.answer, f.rationale, f.corrected_answer FROM response r JOIN sample s ON s.id = r.sample_id
+    LEFT JOIN annotation f ON f.id = (SELECT a.id FROM annotation a WHERE a.response_id = r.id AND a.state = 'submitted'
+      AND (a.rationale <> '' OR a.corrected_answer <> '') ORDER BY a.submitted_at LIMIT 1)
+    WHERE r.id IN (SELECT value FROM json_each(?))`);
+
+  /** Items of each holdout part that have a gold value for the criterion, in id order. */
+  function parts(dataset: DatasetRow, gold: ReadonlyMap<number, string>): Record<'calibration' | 'held_out', number[]> {
+    const out = { calibration: [] as number[], held_out: [] as number[] };
+    for (const id of gold.keys()) out[holdoutPart(dataset.holdout_seed, id)].push(id);
+    out.calibration.sort((a, b) => a - b);
+    out.held_out.sort((a, b) => a - b);
+    return out;
   }
+
+  const partIds = (dataset: DatasetRow, criterionId: number, part: 'calibration' | 'held_out'): number[] =>
+    parts(dataset, calibration.goldFor(criteria.get(criterionId)!))[part];
 
   function state(dataset: DatasetRow, q: Record<string, unknown>, draft?: PromptTemplate): LabState | null {
     const metrics = llmMetrics(dataset.id);
@@ -50,18 +63,18 @@ export function labRoutes(app: AppContext): Router {
     const step = steps.includes(String(q.step)) ? String(q.step) : steps[0]!;
     const current = prompts.resolve(dataset.id, metric, dataset.language)[step]!;
     const gold = calibration.goldFor(criterion);
-    const calib = partIds(dataset, criterion.id, 'calibration');
-    const candidates: ExampleCandidate[] = calib.slice(0, 40).flatMap((id) => {
-      const resp = responses.byId(id);
-      if (!resp) return [];
-      const first = labels.submittedFor(id).annotations.find((a) => a.rationale || a.corrected_answer);
-      return [{ response_id: id, question: resp.question, answer: resp.answer, gold: gold.get(id)!, rationale: first?.rationale ?? '', corrected_answer: first?.corrected_answer ?? '' }];
+    const split = parts(dataset, gold);
+    const shown = split.calibration.slice(0, 40);
+    const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
+    const candidates: ExampleCandidate[] = shown.flatMap((id) => {
+      const r = rows.get(id);
+      return r ? [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '' }] : [];
     });
     return {
       metric: metricKey, metrics, step, steps, criterion, criteria: cs, current,
       draft: draft ?? { instruction: current.instruction, output_format: current.output_format, examples: current.examples, language: current.language },
       candidates, runs: runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset'),
-      parts: { calibration: calib.length, held_out: partIds(dataset, criterion.id, 'held_out').length },
+      parts: { calibration: split.calibration.length, held_out: split.held_out.length },
     };
   }
 

@@ -65,8 +65,15 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
       FROM review_verdict v JOIN user u ON u.id = v.reviewer_id WHERE v.run_id = ? AND v.criterion_id = ?`),
   };
 
-  /** Gold values of a response-level criterion: adjudicated, else unanimous, else (numeric) the mean. */
-  function goldFor(criterion: Criterion): Map<number, string> {
+  /**
+   * Gold values of a response-level criterion: adjudicated, else unanimous, else (numeric) the mean.
+   * Kept until the dataset's data changes; callers must not change the map.
+   */
+  function goldFor(criterion: Criterion): ReadonlyMap<number, string> {
+    return derived.get(criterion.dataset_id, `gold:${criterion.id}`, () => computeGold(criterion));
+  }
+
+  function computeGold(criterion: Criterion): Map<number, string> {
     const byResponse = new Map<number, string[]>();
     for (const v of s.values.all(criterion.id)) {
       const values = byResponse.get(v.response_id);

@@ -90,6 +90,7 @@ const PAGES: [string, (s: Seeded) => string][] = [
   ['review item', (s) => `/runs/${s.runId}/review/${s.responseId}`],
   ['calibration report', (s) => `/datasets/${s.datasetId}/calibration?criterion=${s.criterionId}&run=${s.runId}`],
   ['metrics', (s) => `/datasets/${s.datasetId}/metrics`],
+  ['prompt lab', (s) => `/datasets/${s.datasetId}/prompt-lab?criterion=${s.criterionId}`],
   ['export page', (s) => `/datasets/${s.datasetId}/export`],
   ['export Ragas JSONL', (s) => `/datasets/${s.datasetId}/export/download?format=ragas-jsonl&status=all`],
   ['export Ragas CSV with responses', (s) => `/datasets/${s.datasetId}/export/download?format=ragas-csv&status=all&responses=1`],
