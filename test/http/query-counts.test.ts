@@ -9,7 +9,7 @@ import { loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '..
 
 let app: TestApp;
 let admin: Client;
-interface Seeded { datasetId: number; runId: number; responseId: number; sampleId: number; criterionId: number }
+interface Seeded { datasetId: number; runId: number; firstRunId: number; responseId: number; sampleId: number; criterionId: number }
 const seeded: Record<'small' | 'large', Seeded> = {} as Record<'small' | 'large', Seeded>;
 
 /** Every statement execution (run, get, all, iterate) during `fn`, by SQL text. */
@@ -50,13 +50,14 @@ async function seed(name: string, items: number): Promise<Seeded> {
     const file = path.join(app.dir, `${name}-${k}.jsonl`);
     // The second expert disagrees on every third item, so there are disagreements to list.
     fs.writeFileSync(file, rows.map((r, i) => JSON.stringify({ ...r, 'human.correct': (i % 2 === 0) !== (k === 1 && i % 3 === 0) ? 'yes' : 'no' })).join('\n'));
-    const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', annotatorId, runName: k === 0 ? 'judge-v1' : undefined });
+    const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', annotatorId, runName: `judge-v${k + 1}` });
     if (!result.ok) throw new Error(`seed import failed: ${JSON.stringify(result)}`);
   }
   const one = <T>(sql: string) => ctx.db.prepare(sql).pluck().get(datasetId) as T;
   return {
     datasetId,
     runId: one<number>('SELECT max(id) FROM run WHERE dataset_id = ?'),
+    firstRunId: one<number>('SELECT min(id) FROM run WHERE dataset_id = ?'),
     responseId: one<number>('SELECT min(id) FROM response WHERE dataset_id = ?'),
     sampleId: one<number>('SELECT min(id) FROM sample WHERE dataset_id = ?'),
     criterionId: one<number>('SELECT min(id) FROM criterion WHERE dataset_id = ?'),
@@ -90,6 +91,12 @@ const PAGES: [string, (s: Seeded) => string][] = [
   ['review item', (s) => `/runs/${s.runId}/review/${s.responseId}`],
   ['calibration report', (s) => `/datasets/${s.datasetId}/calibration?criterion=${s.criterionId}&run=${s.runId}`],
   ['metrics', (s) => `/datasets/${s.datasetId}/metrics`],
+  ['compare two runs', (s) => `/datasets/${s.datasetId}/compare?a=${s.firstRunId}&b=${s.runId}&criterion=${s.criterionId}`],
+  ['run progress', (s) => `/runs/${s.runId}/progress`],
+  ['dataset settings', (s) => `/datasets/${s.datasetId}/settings`],
+  ['import page', (s) => `/datasets/${s.datasetId}/import`],
+  ['users', () => '/admin/users'],
+  ['API tokens', () => '/tokens'],
   ['prompt lab', (s) => `/datasets/${s.datasetId}/prompt-lab?criterion=${s.criterionId}`],
   ['export page', (s) => `/datasets/${s.datasetId}/export`],
   ['export Ragas JSONL', (s) => `/datasets/${s.datasetId}/export/download?format=ragas-jsonl&status=all`],
