@@ -46,6 +46,14 @@ export function runQueries(db: DB) {
       SELECT sc.run_id, sc.response_id, sc.status, sc.value, sc.reason, NULL AS trace, sc.scored_at, s.question, r.system
       FROM score sc JOIN response r ON r.id = sc.response_id JOIN sample s ON s.id = r.sample_id
       WHERE sc.run_id = @run AND (@status IS NULL OR sc.status = @status) ORDER BY sc.response_id LIMIT @limit OFFSET @offset`),
+    // The same figures for every run of a dataset, in two queries (the runs page).
+    summaries: db.prepare<[number], { run_id: number; scored: number; errored: number; skipped: number; mean: number | null }>(`SELECT run_id,
+      count(*) FILTER (WHERE status = 'ok') AS scored, count(*) FILTER (WHERE status = 'error') AS errored,
+      count(*) FILTER (WHERE status = 'skipped') AS skipped, avg(value) AS mean
+      FROM score WHERE run_id IN (SELECT id FROM run WHERE dataset_id = ?) GROUP BY run_id`),
+    allReasons: db.prepare<[number], { run_id: number; status: string; reason: string; n: number }>(`SELECT run_id, status, coalesce(reason, '') AS reason,
+      count(*) AS n FROM score WHERE run_id IN (SELECT id FROM run WHERE dataset_id = ?) AND status <> 'ok'
+      GROUP BY run_id, status, reason ORDER BY run_id, n DESC`),
     score: db.prepare<[number, number], ScoreRow>('SELECT * FROM score WHERE run_id = ? AND response_id = ?'),
     done: db.prepare<[number]>('SELECT count(*) FROM score WHERE run_id = ?').pluck(),
   };
@@ -82,6 +90,13 @@ export function runQueries(db: DB) {
     insertScore: (sc: { run_id: number; response_id: number; status: string; value: number | null; reason: string | null; trace: string | null }) => s.insertScore.run(sc),
     summary(id: number): RunSummary {
       return { ...s.summary.get(id)!, reasons: s.reasons.all(id) };
+    },
+    /** The summary of every run of a dataset that has scores, by run id. */
+    summaries(datasetId: number): Map<number, RunSummary> {
+      const out = new Map<number, RunSummary>();
+      for (const { run_id, ...figures } of s.summaries.all(datasetId)) out.set(run_id, { ...figures, reasons: [] });
+      for (const { run_id, ...reason } of s.allReasons.all(datasetId)) out.get(run_id)?.reasons.push(reason);
+      return out;
     },
     scores: (run: number, page: { limit: number; offset: number; status?: string | null }) => s.scores.all({ run, ...page, status: page.status ?? null }),
     score: (run: number, responseId: number) => s.score.get(run, responseId),

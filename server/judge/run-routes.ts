@@ -8,6 +8,7 @@ import { sendDocument, sendHtml } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { RunError } from './runner.ts';
+import type { RunSummary } from './run-queries.ts';
 import { RunPage, RunProgress, RunsPage, TracePage } from '../../views/pages/runs.tsx';
 
 const RunForm = z.object({
@@ -29,11 +30,19 @@ export function runRoutes(app: AppContext): Router {
       ...registry.custom(datasetId).map((m) => ({ key: m.key, kind: registry.get(datasetId, m.key)?.kind ?? 'llm' }))];
   }
 
+  const NO_SCORES: RunSummary = { scored: 0, errored: 0, skipped: 0, mean: null, reasons: [] };
+
+  /** Every run of the dataset with its figures; the figures are kept until the dataset's data (scores included) changes. */
+  function runsWithSummaries(datasetId: number) {
+    const summaries = app.derived.get(datasetId, 'run-summaries', () => runner.queries.summaries(datasetId));
+    return runner.queries.forDataset(datasetId).map((run) => ({ run, summary: summaries.get(run.id) ?? NO_SCORES }));
+  }
+
   function runsPage(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
     const dataset = datasets.get(datasetId)!;
     return RunsPage({
       ctx: pageContext(req), dataset, metrics: metricsFor(dataset.id), systems: app.responses.systems(dataset.id).map((s) => s.system),
-      runs: runner.queries.forDataset(dataset.id).map((run) => ({ run, summary: runner.queries.summary(run.id) })),
+      runs: runsWithSummaries(dataset.id),
       judgeReady: app.judgeSettings.effective() !== null, ...extra,
     });
   }

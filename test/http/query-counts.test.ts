@@ -1,7 +1,7 @@
 // Pages must stay fast at 100,000 items: a handful of prepared queries per request, never one per
-// item. Every main page and export is requested for a dataset of 6 items and for one of 60 (more
-// than a list page holds), and the SQL statements each request executes are counted: the counts must
-// be the same, so nothing runs a query per row.
+// item. Every main page and export is requested for a dataset of 6 items and 2 judge runs and for one
+// of 60 items (more than a list page holds) and 4 runs, and the SQL statements each request executes
+// are counted: the counts must be the same, so nothing runs a query per row or per run.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,8 @@ async function countStatements(fn: () => Promise<unknown>): Promise<Map<string, 
 
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
-async function seed(name: string, items: number): Promise<Seeded> {
+/** `runs` judge runs are imported (one per expert file, the rest from score-only files), so pages listing runs are checked too. */
+async function seed(name: string, items: number, runs: number): Promise<Seeded> {
   const ctx = app.ctx;
   const adminId = ctx.users.queries.byEmail('admin@example.com')!.id;
   const datasetId = ctx.datasets.create(adminId, { name, description: '', language: 'zh', domain: 'hr' }).id;
@@ -53,6 +54,12 @@ async function seed(name: string, items: number): Promise<Seeded> {
     const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', annotatorId, runName: `judge-v${k + 1}` });
     if (!result.ok) throw new Error(`seed import failed: ${JSON.stringify(result)}`);
   }
+  for (let k = experts.length; k < runs; k++) {
+    const file = path.join(app.dir, `${name}-run-${k}.jsonl`);
+    fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
+    const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', runName: `judge-v${k + 1}` });
+    if (!result.ok) throw new Error(`seed import failed: ${JSON.stringify(result)}`);
+  }
   const one = <T>(sql: string) => ctx.db.prepare(sql).pluck().get(datasetId) as T;
   return {
     datasetId,
@@ -67,8 +74,8 @@ async function seed(name: string, items: number): Promise<Seeded> {
 beforeAll(async () => {
   app = await startTestApp();
   admin = await setupAdmin(app);
-  seeded.small = await seed('small', 6);
-  seeded.large = await seed('large', 60);
+  seeded.small = await seed('small', 6, 2);
+  seeded.large = await seed('large', 60, 4);
 }, 60_000);
 afterAll(async () => { await app.close(); });
 
