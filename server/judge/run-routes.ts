@@ -9,6 +9,7 @@ import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { RunError } from './runner.ts';
 import type { RunSummary } from './run-queries.ts';
+import { systemNames } from '../responses/queries.ts';
 import { RunPage, RunProgress, RunsPage, TracePage } from '../../views/pages/runs.tsx';
 
 const RunForm = z.object({
@@ -41,7 +42,7 @@ export function runRoutes(app: AppContext): Router {
   function runsPage(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
     const dataset = datasets.get(datasetId)!;
     return RunsPage({
-      ctx: pageContext(req), dataset, metrics: metricsFor(dataset.id), systems: app.responses.systems(dataset.id).map((s) => s.system),
+      ctx: pageContext(req), dataset, metrics: metricsFor(dataset.id), systems: systemNames(app, dataset.id),
       runs: runsWithSummaries(dataset.id),
       judgeReady: app.judgeSettings.effective() !== null, ...extra,
     });

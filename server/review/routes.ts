@@ -19,6 +19,7 @@ import { buildQueue, comparer, neighbours, reviewQueries, VERDICTS, type Queue }
 import { readState, stateQuery, type QueueState } from './state.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { reviewText } from './text.ts';
+import { systemNames } from '../responses/queries.ts';
 
 const PAGE = 50;
 export const NOTE_MAX = 2000;
@@ -74,7 +75,7 @@ export function reviewRoutes(app: AppContext): Router {
     const cs = responseCriteria(dataset.id);
     const state = readState(req.query, cs);
     const common = { ctx: pageContext(req), dataset, run, criteria: cs, state,
-      systems: responses.systems(dataset.id).map((s) => s.system), tags: app.samples.queries.tags(dataset.id).map((x) => x.tag) };
+      systems: systemNames(app, dataset.id), tags: app.samples.queries.tags(dataset.id).map((x) => x.tag) };
     if (!state) {
       return sendDocument(res, ReviewQueuePage({ ...common, rows: [], counts: { none: 0, judge_right: 0, expert_right: 0, ambiguous: 0, any: 0 }, more: false, comparable: true }));
     }

@@ -70,7 +70,7 @@ export type QueueRow = QueueItem & { question: string };
 
 export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, counts, more, comparable, systems, tags }: {
   ctx: PageContext; dataset: DatasetRow; run: RunRow; criteria: Criterion[]; state: QueueState | null; rows: QueueRow[];
-  counts: Record<VerdictFilter, number>; more: boolean; comparable: boolean; systems: string[]; tags: string[];
+  counts: Record<VerdictFilter, number>; more: boolean; comparable: boolean; systems: readonly string[]; tags: string[];
 }) {
   const { t } = ctx;
   const r = reviewText(t);

@@ -54,7 +54,7 @@ export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run
 }
 
 export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady }: {
-  ctx: PageContext; dataset: DatasetRow; runs: RunListItem[]; metrics: { key: string; kind: string }[]; systems: string[];
+  ctx: PageContext; dataset: DatasetRow; runs: RunListItem[]; metrics: { key: string; kind: string }[]; systems: readonly string[];
   values?: Record<string, string>; errors?: FieldErrors; judgeReady: boolean;
 }) {
   const { t } = ctx;
