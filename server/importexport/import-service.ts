@@ -121,6 +121,12 @@ export function importService(db: DB, audit: AuditQueries,
     const differs: number[] = [];
     // Rows are written in file order, so the first row wins for a question that appears twice; a
     // question that was in the dataset before with another ground truth or other contexts "differs".
+    /** The id of the sample a row's question matched instead of being inserted, noting the row when it differs. */
+    const matched = (line: number, key: string, groundTruth: string | null, refs: string | null): number => {
+      const s = w.existing.get(datasetId, key)!;
+      if (s.id <= before && ((groundTruth !== null && s.ground_truth !== groundTruth) || (refs !== null && s.reference_contexts !== refs))) differs.push(line);
+      return s.id;
+    };
     let questions: QuestionRow[] = [];
     const insertQuestions = () => {
       if (!questions.length) return;
@@ -128,13 +134,8 @@ export function importService(db: DB, audit: AuditQueries,
       for (const [, key, question, groundTruth] of questions) values.push(datasetId, key, question, groundTruth ?? '', actorId, now, now);
       const inserted = w.insertQuestions(questions.length).run(values).changes;
       created += inserted;
-      if (inserted < questions.length) {
-        for (const [line, key, , groundTruth] of questions) {
-          if (groundTruth === null) continue;
-          const s = w.existing.get(datasetId, key)!;
-          if (s.id <= before && s.ground_truth !== groundTruth) differs.push(line);
-        }
-      }
+      // Some matched a sample: which ones is only worth finding out for rows that could differ.
+      if (inserted < questions.length) for (const [line, key, , groundTruth] of questions) if (groundTruth !== null) matched(line, key, groundTruth, null);
       questions = [];
     };
     const trigger = indexTrigger.get() as string;
@@ -151,15 +152,8 @@ export function importService(db: DB, audit: AuditQueries,
         const [line, key, question, groundTruth, refs, tags, source, notes, response, labels, scores] = row;
         const inserted = w.insertSample.run(datasetId, key, question, groundTruth ?? '', refs ?? '[]', tags ? JSON.stringify(tags) : '[]',
           source ?? '', notes ?? '', actorId, now, now);
-        let sampleId: number;
-        if (inserted.changes) {
-          created++;
-          sampleId = Number(inserted.lastInsertRowid);
-        } else {
-          const s = w.existing.get(datasetId, key)!;
-          sampleId = s.id;
-          if (s.id <= before && ((groundTruth !== null && s.ground_truth !== groundTruth) || (refs !== null && s.reference_contexts !== refs))) differs.push(line);
-        }
+        if (inserted.changes) created++;
+        const sampleId = inserted.changes ? Number(inserted.lastInsertRowid) : matched(line, key, groundTruth, refs);
         if (tags && sampleId > before) for (const tag of tags) w.insertTag.run(sampleId, tag);
         if (response) {
           const [system, answer, retrieved, meta, hash] = response;
@@ -169,14 +163,15 @@ export function importService(db: DB, audit: AuditQueries,
       }
       insertQuestions();
     }
-    db.exec(trigger);
-    indexReusedIds.run(before);
     if (!read) throw new Error('import reader: ended without a summary');
     const { rows } = read;
+    // A rejected import rolls back, the dropped trigger with it.
     if (read.totalErrors) throw new Rejected({ ok: false, errors: read.errors, totalErrors: read.totalErrors, rows });
     if (rows === 0) throw new Rejected({ ok: false, errors: [], totalErrors: 0, rows: 0 });
     const labelValues = new Map(read.labelValues.map(([name, values]) => [name, new Set(values)]));
     if (labelValues.size && options.annotatorId === undefined) throw new Rejected({ ok: false, errors: [], totalErrors: 0, rows, needsAnnotator: true });
+    db.exec(trigger);
+    indexReusedIds.run(before);
 
     let labels = 0;
     const criteriaCreated: string[] = [];
