@@ -109,9 +109,9 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
     res.status(403).type('text').send(req.t('err.setup_first'));
   });
 
+  if (options.firstRoutes) app.use(options.firstRoutes);
   // Saving a label and getting the next item is the request experts make all day, so its router
   // comes first; no router below serves any of its paths, so the order changes nothing else.
-  if (options.firstRoutes) app.use(options.firstRoutes);
   app.use(labelRoutes(ctx));
   app.use(apiRoutes(ctx, ctx.tokens));
   app.use(authRoutes(ctx));

@@ -1,6 +1,7 @@
 // Runs in a worker thread with its own connection: copies the write-ahead log into the database
 // file every `intervalMs`. PASSIVE never waits for readers or writers, so requests do not notice.
-// Plain JavaScript: Node 20 worker threads do not run the tsx loader the app is started with.
+// Plain JavaScript, so the thread starts without loading tsx (TypeScript workers start from
+// server/worker-boot.mjs instead).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 

@@ -1,9 +1,10 @@
-// Results computed over every item of a dataset (agreement, the calibration pairs and report), kept
-// while nothing they read has changed. Triggers move dataset.data_version whenever labels,
-// adjudications, scores, runs, criteria, responses or experts' names change (migrations 0011, 0012;
-// reviewers' verdicts do not, so nothing kept may read them), from any connection or process, so a cached value is exact, never merely recent. Values are
-// frozen (one level deep): a caller that tried to change one would throw instead of corrupting the
-// next request's answer.
+// Results computed over every item of a dataset (agreement, disagreements, gold values, the
+// calibration pairs and report, run figures), kept while nothing they read has changed. Triggers
+// move dataset.data_version whenever labels, adjudications, scores, runs, criteria, responses or
+// experts' names change (migrations 0011, 0012; reviewers' verdicts do not, so nothing kept may read
+// them), from any connection or process, so a kept value is exact, never merely recent. Values are
+// frozen one level deep (arrays: their items too; a Map's entries are not), so most attempts to
+// change one throw instead of corrupting the next request's answer.
 import type { DB } from './connection.ts';
 
 /** Entries kept, least recently used dropped first: each may hold a list the size of a dataset. */
