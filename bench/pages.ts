@@ -14,52 +14,14 @@
  * loopback to the real app (the test harness's server and client), one at a time, after one
  * unmeasured request per page.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '../test/helpers.ts';
+import { loginAs, seedScaleDataset, setupAdmin, startTestApp, type Client, type ScaleDataset } from '../test/helpers.ts';
 import { intArg, isMain, median, runInfo, table, writeResult } from './common.ts';
 
 const ITEMS = intArg('items', 100_000);
 const SMALL = intArg('small', 100);
 const REPEAT = intArg('repeat', 5);
 
-interface Seeded { datasetId: number; runId: number; responseId: number; sampleId: number; criterionId: number }
-
-/** Writes the rows of one expert's file in chunks and imports it (answers, tag, label, and for the first expert a judge score). */
-export async function seed(app: TestApp, name: string, items: number): Promise<Seeded> {
-  const { ctx } = app;
-  const adminId = ctx.users.queries.byEmail('admin@example.com')!.id;
-  const datasetId = ctx.datasets.create(adminId, { name, description: 'bench/pages.ts', language: 'zh', domain: 'hr' }).id;
-  for (const [k, who] of ['li', 'wang'].entries()) {
-    const email = `${who}-${name}@bench.test`;
-    const annotatorId = (await ctx.users.createUser(null, { email, name: who, role: 'expert', password: 'a long enough password' })).id;
-    const file = path.join(app.dir, `${name}-${k}.jsonl`);
-    const fd = fs.openSync(file, 'w');
-    for (let start = 0; start < items; start += 1000) {
-      let chunk = '';
-      for (let i = start; i < Math.min(items, start + 1000); i++) {
-        chunk += JSON.stringify({
-          user_input: `第 ${i} 个问题：张伟是哪个部门的？新员工入职第一周需要完成什么？`, reference: `张伟在研发部（${i}）。`, response: `回答 ${i}：张伟在研发部。`,
-          retrieved_contexts: [`通讯录 ${i}：张伟 研发部`, `无关段落 ${i}`], system: i % 2 ? 'v1' : 'v2', tags: [i % 3 ? 'hr' : 'it'],
-          faithfulness: (i % 10) / 10, 'human.correct': (i % 2 === 0) !== (k === 1 && i % 3 === 0) ? 'yes' : 'no',
-        }) + '\n';
-      }
-      fs.writeSync(fd, chunk);
-    }
-    fs.closeSync(fd);
-    const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', annotatorId, runName: k === 0 ? 'judge-v1' : undefined });
-    if (!result.ok) throw new Error(`seed import failed: ${JSON.stringify(result).slice(0, 300)}`);
-    fs.rmSync(file);
-  }
-  const one = (sql: string) => ctx.db.prepare(sql).pluck().get(datasetId) as number;
-  return {
-    datasetId,
-    runId: one('SELECT max(id) FROM run WHERE dataset_id = ?'),
-    responseId: one('SELECT min(id) FROM response WHERE dataset_id = ?'),
-    sampleId: one('SELECT min(id) FROM sample WHERE dataset_id = ?'),
-    criterionId: one('SELECT min(id) FROM criterion WHERE dataset_id = ?'),
-  };
-}
+type Seeded = ScaleDataset;
 
 const PAGES: [string, (s: Seeded) => string][] = [
   ['samples', (s) => `/datasets/${s.datasetId}`],
@@ -96,8 +58,8 @@ async function main(): Promise<void> {
   try {
     const admin = await setupAdmin(app);
     const t = performance.now();
-    const small = await seed(app, 'small', SMALL);
-    const largeSet = await seed(app, 'large', ITEMS);
+    const small = await seedScaleDataset(app, 'small', SMALL);
+    const largeSet = await seedScaleDataset(app, 'large', ITEMS);
     app.ctx.searchIndex.catchUp();
     console.log(`  seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     // An expert who has labelled neither dataset, so both labelling queues are in the same state.

@@ -126,3 +126,50 @@ export async function loginAs(app: TestApp, email: string, role: 'admin' | 'expe
   await c.get('/datasets');
   return c;
 }
+
+/** A dataset seeded at scale for the query-count test and bench/pages.ts; ids of one of each thing in it. */
+export interface ScaleDataset { datasetId: number; runId: number; firstRunId: number; responseId: number; sampleId: number; criterionId: number }
+
+/**
+ * Imports a dataset of `items` items: each a sample with an answer, two retrieved contexts and a tag,
+ * labelled by two experts (the second disagrees on every third item), and judged by `runs` imported
+ * runs (one from the first expert's file, the rest from score-only files). Files are written in
+ * chunks of 1,000 rows, so 100,000 items never sit in memory as one string. Needs the admin of
+ * setupAdmin.
+ */
+export async function seedScaleDataset(app: TestApp, name: string, items: number, runs = 1): Promise<ScaleDataset> {
+  const { ctx } = app;
+  const adminId = ctx.users.queries.byEmail(ADMIN.email)!.id;
+  const datasetId = ctx.datasets.create(adminId, { name, description: '', language: 'zh', domain: 'hr' }).id;
+  const record = (i: number) => ({
+    user_input: `第 ${i} 个问题：张伟是哪个部门的？新员工入职第一周需要完成什么？`, reference: `张伟在研发部（${i}）。`, response: `回答 ${i}：张伟在研发部。`,
+    retrieved_contexts: [`通讯录 ${i}：张伟 研发部`, `无关段落 ${i}`], system: i % 2 ? 'v1' : 'v2', tags: [i % 3 ? 'hr' : 'it'], faithfulness: (i % 10) / 10,
+  });
+  const importFile = async (file: string, rowOf: (i: number) => object, options: { annotatorId?: number; runName?: string }) => {
+    const fd = fs.openSync(file, 'w');
+    for (let start = 0; start < items; start += 1000) {
+      let chunk = '';
+      for (let i = start; i < Math.min(items, start + 1000); i++) chunk += JSON.stringify(rowOf(i)) + '\n';
+      fs.writeSync(fd, chunk);
+    }
+    fs.closeSync(fd);
+    const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', ...options });
+    fs.rmSync(file);
+    if (!result.ok) throw new Error(`seed import failed: ${JSON.stringify(result).slice(0, 300)}`);
+  };
+  for (const [k, who] of ['li', 'wang'].entries()) {
+    const annotatorId = (await ctx.users.createUser(null, { email: `${who}-${name}@example.com`, name: who, role: 'expert', password: 'a long enough password' })).id;
+    await importFile(path.join(app.dir, `${name}-${who}.jsonl`), (i) => ({ ...record(i), 'human.correct': (i % 2 === 0) !== (k === 1 && i % 3 === 0) ? 'yes' : 'no' }),
+      { annotatorId, ...(k === 0 && runs > 0 ? { runName: 'judge-v1' } : {}) });
+  }
+  for (let k = 2; k <= runs; k++) await importFile(path.join(app.dir, `${name}-run-${k}.jsonl`), record, { runName: `judge-v${k}` });
+  const one = (sql: string) => ctx.db.prepare(sql).pluck().get(datasetId) as number;
+  return {
+    datasetId,
+    runId: one('SELECT max(id) FROM run WHERE dataset_id = ?'),
+    firstRunId: one('SELECT min(id) FROM run WHERE dataset_id = ?'),
+    responseId: one('SELECT min(id) FROM response WHERE dataset_id = ?'),
+    sampleId: one('SELECT min(id) FROM sample WHERE dataset_id = ?'),
+    criterionId: one('SELECT min(id) FROM criterion WHERE dataset_id = ?'),
+  };
+}

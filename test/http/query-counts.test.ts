@@ -2,14 +2,12 @@
 // item. Every main page and export is requested for a dataset of 6 items and 2 judge runs and for one
 // of 60 items (more than a list page holds) and 4 runs, and the SQL statements each request executes
 // are counted: the counts must be the same, so nothing runs a query per row or per run.
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '../helpers.ts';
+import { loginAs, seedScaleDataset, setupAdmin, startTestApp, type Client, type ScaleDataset, type TestApp } from '../helpers.ts';
 
 let app: TestApp;
 let admin: Client;
-interface Seeded { datasetId: number; runId: number; firstRunId: number; responseId: number; sampleId: number; criterionId: number }
+type Seeded = ScaleDataset;
 const seeded: Record<'small' | 'large', Seeded> = {} as Record<'small' | 'large', Seeded>;
 
 /** Every statement execution (run, get, all, iterate) during `fn`, by SQL text. */
@@ -33,49 +31,11 @@ async function countStatements(fn: () => Promise<unknown>): Promise<Map<string, 
 
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
-/** `runs` judge runs are imported (one per expert file, the rest from score-only files), so pages listing runs are checked too. */
-async function seed(name: string, items: number, runs: number): Promise<Seeded> {
-  const ctx = app.ctx;
-  const adminId = ctx.users.queries.byEmail('admin@example.com')!.id;
-  const datasetId = ctx.datasets.create(adminId, { name, description: '', language: 'zh', domain: 'hr' }).id;
-  const experts = await Promise.all(['li', 'wang'].map(async (n) => {
-    const email = `${n}-${name}@example.com`;
-    return (await ctx.users.createUser(null, { email, name: n, role: 'expert', password: 'a long enough password' })).id;
-  }));
-  const rows = Array.from({ length: items }, (_, i) => ({
-    user_input: `第 ${i} 个问题：张伟是哪个部门的？`, reference: `张伟在部门 ${i}。`, response: `回答 ${i}`,
-    retrieved_contexts: [`上下文 ${i} 张伟`, `无关 ${i}`], system: i % 2 ? 'v1' : 'v2', tags: [i % 3 ? 'hr' : 'it'],
-    faithfulness: (i % 10) / 10,
-  }));
-  for (const [k, annotatorId] of experts.entries()) {
-    const file = path.join(app.dir, `${name}-${k}.jsonl`);
-    // The second expert disagrees on every third item, so there are disagreements to list.
-    fs.writeFileSync(file, rows.map((r, i) => JSON.stringify({ ...r, 'human.correct': (i % 2 === 0) !== (k === 1 && i % 3 === 0) ? 'yes' : 'no' })).join('\n'));
-    const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', annotatorId, runName: `judge-v${k + 1}` });
-    if (!result.ok) throw new Error(`seed import failed: ${JSON.stringify(result)}`);
-  }
-  for (let k = experts.length; k < runs; k++) {
-    const file = path.join(app.dir, `${name}-run-${k}.jsonl`);
-    fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
-    const result = await ctx.imports.importFile(adminId, datasetId, file, { format: 'jsonl', runName: `judge-v${k + 1}` });
-    if (!result.ok) throw new Error(`seed import failed: ${JSON.stringify(result)}`);
-  }
-  const one = <T>(sql: string) => ctx.db.prepare(sql).pluck().get(datasetId) as T;
-  return {
-    datasetId,
-    runId: one<number>('SELECT max(id) FROM run WHERE dataset_id = ?'),
-    firstRunId: one<number>('SELECT min(id) FROM run WHERE dataset_id = ?'),
-    responseId: one<number>('SELECT min(id) FROM response WHERE dataset_id = ?'),
-    sampleId: one<number>('SELECT min(id) FROM sample WHERE dataset_id = ?'),
-    criterionId: one<number>('SELECT min(id) FROM criterion WHERE dataset_id = ?'),
-  };
-}
-
 beforeAll(async () => {
   app = await startTestApp();
   admin = await setupAdmin(app);
-  seeded.small = await seed('small', 6, 2);
-  seeded.large = await seed('large', 60, 4);
+  seeded.small = await seedScaleDataset(app, 'small', 6, 2);
+  seeded.large = await seedScaleDataset(app, 'large', 60, 4);
 }, 60_000);
 afterAll(async () => { await app.close(); });
 
