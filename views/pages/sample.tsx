@@ -8,13 +8,13 @@ import type { Snapshot } from '../../server/samples/service.ts';
 import type { AuditRow } from '../../server/audit/queries.ts';
 import { diffSnapshots, type DiffPart } from '../../server/samples/diff.ts';
 import { can } from '../../server/http/security.ts';
+import { AuditList } from './audit-list.tsx';
 
 export interface SampleFormValues { question: string; ground_truth: string; reference_contexts: string; tags: string; source: string; notes: string; version: number }
 
 export interface HistoryEntry { version: number; snapshot: Snapshot; editor_email: string | null; edited_at: string }
 
 const FIELDS = ['question', 'ground_truth', 'reference_contexts', 'tags', 'source', 'notes', 'status'] as const;
-const FIELD_KEYS = Object.fromEntries(FIELDS.map((f) => [`field.${f}`, true]));
 
 export function formValues(row: SampleRow): SampleFormValues {
   return {
@@ -141,38 +141,6 @@ function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow
       )}
     </section>
   );
-}
-
-export function AuditList({ ctx, events }: { ctx: PageContext; events: AuditRow[] }) {
-  const fieldName = (key: string) => (`field.${key}` in FIELD_KEYS ? ctx.t(`field.${key}` as 'field.question') : key);
-  const { t } = ctx;
-  return (
-    <table class="table audit">
-      <thead><tr><th scope="col">{t('audit.when')}</th><th scope="col">{t('audit.who')}</th><th scope="col">{t('audit.what')}</th><th scope="col">{t('audit.change')}</th></tr></thead>
-      <tbody>
-        {events.map((e) => (
-          <tr key={e.id}>
-            <td class="sub nowrap">{e.at.slice(0, 19).replace('T', ' ')}</td>
-            <td>{e.actor_email ?? t('audit.system')}</td>
-            <td><span class="badge">{e.entity_type}</span> {e.entity_id !== null && e.entity_type === 'sample' ? <a href={`/samples/${e.entity_id}`}>#{e.entity_id}</a> : e.entity_id !== null ? `#${e.entity_id}` : ''} {e.action}</td>
-            <td><AuditChange before={e.before} after={e.after} fieldName={fieldName} /></td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
-
-function AuditChange({ before, after, fieldName }: { before: string | null; after: string | null; fieldName: (key: string) => string }) {
-  const b = before ? (JSON.parse(before) as Record<string, unknown>) : {};
-  const a = after ? (JSON.parse(after) as Record<string, unknown>) : {};
-  // Fields empty on both sides (e.g. notes never written) say nothing about the change.
-  const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((f) => !(isEmpty(b[f]) && isEmpty(a[f])));
-  const changes = diffSnapshots(b, a, fields);
-  if (!changes.length) return <span class="sub">—</span>;
-  return <dl class="kv compact">{changes.map((c) => <><dt>{fieldName(c.field)}</dt><dd><Diff parts={c.parts} /></dd></>)}</dl>;
 }
 
 export function SamplePage({ ctx, dataset, sample, values, history, audit, errors, conflict }: {
