@@ -72,6 +72,6 @@ describe('audit log', () => {
     expect(zh.text).toContain('待审核');
     expect(zh.text).not.toMatch(/>sample #7 submit</);
     expect(zh.text).toContain('……另有');
-    expect((await admin.get('/audit?type=run')).text).toContain('评分运行 #3：something_new');
+    expect((await admin.get('/audit?type=run')).text).toContain('<a href="/runs/3">评分运行 #3</a>：something_new');
   });
 });
