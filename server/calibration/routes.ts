@@ -27,7 +27,9 @@ export function calibrationRoutes(app: AppContext): Router {
     const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
     const runs = runner.queries.forDataset(dataset.id);
     const criterion = cs.find((c) => c.id === q.criterion) ?? cs[0];
-    const run = runs.find((x) => x.id === q.run) ?? runs[0];
+    // An archived run stays readable when asked for by id; only the default leaves it out.
+    const asked = q.run === undefined ? undefined : runner.queries.byId(q.run);
+    const run = (asked && asked.dataset_id === dataset.id ? asked : undefined) ?? runs[0];
     return criterion && run ? { criterion, run, part: q.part, threshold: q.threshold } : null;
   }
 

@@ -12,6 +12,7 @@ import type { ResponseWithSample } from '../../server/responses/queries.ts';
 import type { AdjudicationRow } from '../../server/labels/queries.ts';
 import type { VerdictRow } from '../../server/calibration/service.ts';
 import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
+import { stepTitle } from './runs.tsx';
 import { Highlighted } from './label.tsx';
 import { PARTS, VERDICTS, VERDICT_FILTERS, type Comparison, type QueueItem, type Verdict, type VerdictFilter } from '../../server/review/queue.ts';
 import { stateQuery, type QueueState } from '../../server/review/state.ts';
@@ -198,13 +199,13 @@ function Parsed({ r, value }: { r: RT; value: unknown }) {
   );
 }
 
-function TraceSteps({ ctx, r, steps }: { ctx: PageContext; r: RT; steps: TraceStep[] }) {
+function TraceSteps({ ctx, r, steps, metricKey }: { ctx: PageContext; r: RT; steps: TraceStep[]; metricKey: string }) {
   const { t } = ctx;
   return (
     <>
       {steps.map((step, i) => (
         <section class="card trace-step" aria-labelledby={`step-${i}`}>
-          <h2 id={`step-${i}`}>{r('review.step', { n: i + 1, step: step.step })} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
+          <h2 id={`step-${i}`}>{r('review.step', { n: i + 1, step: stepTitle(t, metricKey, steps, i) })} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
             {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
           <details><summary>{t('trace.prompt')}</summary>
             {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono">{m.content}</pre></div>)}
@@ -253,8 +254,8 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
   const judgeChoice = item.comparison.judgeValue !== null && options.some((o) => o.value === item.comparison.judgeValue) ? item.comparison.judgeValue : '';
   const goldChoice = values.gold ?? judgeChoice;
   const guidelines = `/datasets/${dataset.id}/criteria#gl-${criterion.id}`;
-  const pager = (
-    <nav class="pager" aria-label={r('review.item_nav')}>
+  const pager = (where: 'top' | 'bottom') => (
+    <nav class="pager" aria-label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')}>
       {prev !== undefined ? <a class="btn ghost small" rel="prev" href={`${base}/${prev}?${q}`}>{r('review.prev_item')}</a> : <span />}
       <a class="btn ghost small" href={`${base}?${q}#item-${response.id}`}>{r('review.back')}</a>
       {next !== undefined ? <a class="btn ghost small" rel="next" href={`${base}/${next}?${q}`}>{r('review.next_item')}</a> : <span />}
@@ -264,7 +265,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
   return (
     <Layout ctx={ctx} title={r('review.item_title', { id: response.id })} wide>
       <Crumbs ctx={ctx} dataset={dataset} run={run} tail={<><a href={`${base}?${q}`}>{r('review.title')}</a> / #{response.id}</>} />
-      {pager}
+      {pager('top')}
       <div class="split">
         <div>
           <section class="card">
@@ -366,8 +367,8 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
             )}
           </section>
         </div>
-        <aside class="card">
-          <h2>{t('field.retrieved_contexts')}</h2>
+        <aside class="card" aria-labelledby="review-contexts">
+          <h2 id="review-contexts">{t('field.retrieved_contexts')}</h2>
           {contexts.length === 0 ? <p class="sub">—</p> : (
             <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text"><Highlighted segments={highlight(c, terms)} /></p></li>)}</ol>
           )}
@@ -378,11 +379,11 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
         {item.trace && item.trace.steps.length > 0
           ? <>
             {item.trace.values && Object.keys(item.trace.values).length > 0 && <details class="card"><summary>{t('trace.values')}</summary><Json value={item.trace.values} /></details>}
-            <TraceSteps ctx={ctx} r={r} steps={item.trace.steps} />
+            <TraceSteps ctx={ctx} r={r} steps={item.trace.steps} metricKey={run.metric_key} />
           </>
           : <p class="sub">{r('review.no_trace')}</p>}
       </section>
-      {pager}
+      {pager('bottom')}
     </Layout>
   );
 }
