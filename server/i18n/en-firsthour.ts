@@ -141,4 +141,6 @@ export const enFirsthour = {
   'fh.conn_chat': 'Chat model:',
   'fh.conn_embeddings': 'Embedding model:',
   'fh.conn_no_embedding_model': 'No embedding model is set, so {metrics} cannot run.',
+  'fh.gold_hidden': 'hidden until you label it',
+  'fh.gold_hidden_item': 'Hidden until you submit your own label for this item, so that you are not swayed.',
 } as const;

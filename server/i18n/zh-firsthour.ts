@@ -142,4 +142,6 @@ export const zhFirsthour: Record<keyof typeof enFirsthour, string> = {
   'fh.conn_chat': '对话模型：',
   'fh.conn_embeddings': '向量模型：',
   'fh.conn_no_embedding_model': '未设置向量模型，因此 {metrics} 无法运行。',
+  'fh.gold_hidden': '标注后可见',
+  'fh.gold_hidden_item': '在你提交自己对本条的标注之前隐藏，以免受他人影响。',
 };

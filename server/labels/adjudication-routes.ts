@@ -8,6 +8,7 @@ import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { goldValue } from './gold.ts';
+import { labelVisibility } from './visibility.ts';
 import { LabelConflict, LabelError } from './service.ts';
 import { DisagreementsPage, ResponsePage, type Slot } from '../../views/pages/adjudication.tsx';
 
@@ -31,8 +32,7 @@ export function adjudicationRoutes(app: AppContext): Router {
     const { annotations, labels: values } = labels.submittedFor(response.id);
     const adjudications = labels.adjudications(response.id);
     const canAdjudicate = labels.canAdjudicate(dataset.id, req.user);
-    // Experts see each other's labels only once they have submitted their own, so none is swayed by another.
-    const visible = canAdjudicate || req.user!.role === 'admin' || annotations.some((a) => a.annotator_id === req.user!.id);
+    const visible = labelVisibility(labels, dataset.id, req.user).on(annotations.some((a) => a.annotator_id === req.user!.id));
     const who = new Map(annotations.map((a) => [a.id, a.annotator_email ?? '']));
     const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
     const slots: Slot[] = criteria.forDataset(dataset.id).flatMap((c) =>

@@ -67,7 +67,7 @@ function JudgeCell({ criterion, item }: { criterion: Criterion; item: QueueItem 
   );
 }
 
-export type QueueRow = QueueItem & { question: string };
+export type QueueRow = QueueItem & { question: string; goldHidden?: boolean };
 
 export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, counts, more, comparable, systems, tags }: {
   ctx: PageContext; dataset: DatasetRow; run: RunRow; criteria: Criterion[]; state: QueueState | null; rows: QueueRow[];
@@ -134,7 +134,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
                     <td class="num sub">{item.id}</td>
                     <td><a href={`${base}/${item.id}?${stateQuery(state)}`}>{truncate(item.question, QUESTION_CHARS)}</a></td>
                     <td class="sub">{item.system || '—'}</td>
-                    <td>{valueLabel(state.criterion, item.gold)}</td>
+                    <td>{item.goldHidden ? <span class="sub">{t('fh.gold_hidden')}</span> : valueLabel(state.criterion, item.gold)}</td>
                     <td class="num"><JudgeCell criterion={state.criterion} item={item} /></td>
                     <td class="num">{fmt(item.gap)}</td>
                     <td><VerdictBadge r={r} verdict={item.verdict?.verdict} />{item.verdict && !item.disagrees && <span class="sub"> {r('review.agrees_now')}</span>}</td>
@@ -232,6 +232,8 @@ export interface ReviewItem {
   trace: Trace | null;
   comparison: Comparison;
   verdict: VerdictRow | undefined;
+  /** The others' labels and gold are not shown to this expert until they submit their own (labelVisibility). */
+  hidden: boolean;
 }
 
 export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, canRecord, canAdjudicate, values = {}, errors }: {
@@ -284,7 +286,8 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
             <dl class="kv">
               <dt>{r('review.gold')}</dt>
               <dd>
-                {item.gold === null ? r('review.no_gold') : <strong>{valueLabel(criterion, item.gold)}</strong>}
+                {item.hidden ? <span class="sub">{t('fh.gold_hidden_item')} <a href={`/responses/${response.id}/label`}>{t('response.my_label')}</a></span>
+                  : item.gold === null ? r('review.no_gold') : <strong>{valueLabel(criterion, item.gold)}</strong>}
                 {item.adjudication && <div class="sub">{r('review.adjudicated', { who: item.adjudication.adjudicator_email, reason: item.adjudication.reason })}</div>}
               </dd>
               <dt>{r('review.judge_score')}</dt>
@@ -303,7 +306,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
 
           <section class="card" aria-labelledby="expert-labels">
             <h2 id="expert-labels">{r('review.expert_labels')}</h2>
-            {item.experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : item.experts.map((e) => (
+            {item.hidden ? <p class="sub">{t('response.hidden')}</p> : item.experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : item.experts.map((e) => (
               <div class="rationale">
                 <p><strong>{e.value === null ? <span class="sub">{r('review.no_value')}</span> : valueLabel(criterion, e.value)}</strong> <span class="sub">{e.email}{e.submitted_at ? ` · ${e.submitted_at.slice(0, 16).replace('T', ' ')}` : ''}</span></p>
                 {e.rationale && <p><strong>{t('field.rationale')}:</strong> {e.rationale}</p>}
