@@ -2,9 +2,9 @@
 import type { enReview } from './en-review.ts';
 
 export const zhReview: Record<keyof typeof enReview, string> = {
-  'review.title': '分歧复核',
+  'review.title': '评测模型审查',
   'review.lead': '评测模型与专家金标准不一致的数据，分歧最大的排在最前。逐条判断谁对：据此修正错误的金标准，并找出评测提示词或评判指南需要改进的地方。',
-  'review.open': '复核分歧',
+  'review.open': '评测模型审查',
   'review.filters': '筛选',
   'review.criterion': '评判标准',
   'review.verdict_filter': '复核结论',

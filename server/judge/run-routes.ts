@@ -118,8 +118,9 @@ export function runRoutes(app: AppContext): Router {
     const loaded = loadRun(req.params.id);
     if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
     const { run } = loaded;
-    // The last poll, once the run has stopped, tells the scores table to load itself (STYLE.md 6).
-    if (run.status !== 'running' && run.status !== 'queued') res.set('HX-Trigger', 'run-finished');
+    // The last poll, once the run has stopped, tells the scores table to load itself (STYLE.md 6). The event
+    // is sent to the table itself: the progress element it would otherwise fire on has just been swapped out.
+    if (run.status !== 'running' && run.status !== 'queued') res.set('HX-Trigger', JSON.stringify({ 'run-finished': { target: '#scores' } }));
     sendHtml(res, RunProgress({ ctx: pageContext(req), run, summary: runner.queries.summary(run.id), cost: costOf(run) }));
   });
 

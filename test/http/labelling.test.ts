@@ -390,3 +390,73 @@ describe('labelling pages that only show (issue #10.12) and the expert\'s own hi
     expect(page.text).toMatch(/<h1 class="ws-q"/);
   });
 });
+
+describe('what to do next (issue #11.6)', () => {
+  async function disagreeOn(ids: number[]) {
+    const { correct } = await addCriteria(admin);
+    await admin.get(`/datasets/${datasetId}/assignment`);
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    const a = await loginAs(app, 'a@example.com', 'expert');
+    const b = await loginAs(app, 'b@example.com', 'expert');
+    for (const id of ids) {
+      for (const [c, v] of [[a, '1'], [b, '0']] as const) {
+        await c.get(`/responses/${id}/label`);
+        await submit(c, id, { [`c${correct}`]: v });
+      }
+    }
+    return { correct, a, b };
+  }
+
+  it('the end of the queue and the dataset page say what waits for whom, with the links that do it', async () => {
+    const [r1, r2, r3] = responseIds();
+    const { correct, a } = await disagreeOn([r1!, r2!]);
+    await submit(a, r3!, { [`c${correct}`]: '1' });
+    const done = await handOut(a);
+    expect(done.text).toContain('Queue done');
+    expect(done.text).toContain(`/datasets/${datasetId}/label/history`);
+    const page = await admin.get(`/datasets/${datasetId}`);
+    expect(page.text).toContain('2</strong> expert disagreements wait for a gold value.');
+    expect(page.text).toContain(`href="/datasets/${datasetId}/disagreements">Adjudicate them`);
+    expect(page.text).toContain('1</strong> labels are still wanted from experts.');
+    expect(page.text).toContain(`action="/datasets/${datasetId}/label/next"`);
+    const adminDone = await handOut(admin, {});
+    expect(adminDone.status).toBe(200);
+  });
+
+  it('adjudication leads to the next disagreement, and an htmx post answers with the adjudicated row alone', async () => {
+    const [r1, r2] = responseIds();
+    const { correct } = await disagreeOn([r1!, r2!]);
+    const first = await admin.get(`/responses/${r1}`);
+    expect(first.text).toContain(`href="/responses/${r2}">Next disagreement →`);
+    const row = await admin.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '1', reason: 'The context says so', version: '' },
+      { headers: { 'HX-Request': 'true' } });
+    expect(row.status).toBe(200);
+    expect(row.text.startsWith(`<tr id="c-${correct}--1"`)).toBe(true);
+    expect(row.text).toContain('Gold value set.');
+    const bad = await admin.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '1', reason: '', version: '' },
+      { headers: { 'HX-Request': 'true' } });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('Give a reason for the gold value.');
+    expect((await admin.get(`/responses/${r2}`)).text).not.toContain('Next disagreement →');
+  });
+
+  it('a reviewer\'s inbox lists samples in review; sending one back to draft carries a comment its author sees', async () => {
+    const author = await loginAs(app, 'author@example.com', 'expert');
+    await author.get(`/datasets/${datasetId}`);
+    await author.post(`/datasets/${datasetId}/samples`, { question: 'What is the dress code?', ground_truth: 'Business casual.' });
+    const sample = app.ctx.db.prepare("SELECT id, version FROM sample WHERE question = 'What is the dress code?'").get() as { id: number; version: number };
+    await author.get(`/samples/${sample.id}`);
+    await author.post(`/samples/${sample.id}/status`, { version: sample.version, action: 'submit' });
+    const inbox = await admin.get(`/datasets/${datasetId}/inbox`);
+    expect(inbox.text).toContain('Waiting for your review (1)');
+    expect(inbox.text).toContain('What is the dress code?');
+    expect((await author.get(`/datasets/${datasetId}/inbox`)).text).toContain('Yours, waiting for another reviewer (1)');
+    const page = await admin.get(`/samples/${sample.id}`);
+    const version = /name="version" value="(\d+)"/.exec(page.text)![1]!;
+    const back = await admin.post(`/samples/${sample.id}/status`, { version, action: 'reopen', comment: 'Name the days it applies to.', from: 'inbox' });
+    expect(back.headers.get('location')).toBe(`/datasets/${datasetId}/inbox`);
+    const seen = await author.get(`/samples/${sample.id}`);
+    expect(seen.text).toContain('Sent back to draft by admin@example.com');
+    expect(seen.text).toContain('Name the days it applies to.');
+  });
+});

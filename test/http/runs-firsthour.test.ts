@@ -40,9 +40,10 @@ describe('runs, as a newcomer meets them', () => {
     const runId = await startRun('exact_match', 'live');
     await app.ctx.runner.start(runId);
     const progress = await expert.get(`/runs/${runId}/progress`, { 'HX-Request': 'true' });
-    expect(progress.headers.get('hx-trigger')).toBe('run-finished');
+    expect(JSON.parse(progress.headers.get('hx-trigger')!)).toEqual({ 'run-finished': { target: '#scores' } });
     const page = await expert.get(`/runs/${runId}`);
-    expect(page.text).toContain('hx-trigger="run-finished from:body"');
+    expect(page.text).toContain('<section id="scores" aria-labelledby="scores-heading" hx-get');
+    expect(page.text).toContain('hx-trigger="run-finished"');
     const table = await expert.get(`/runs/${runId}`, { 'HX-Request': 'true' });
     expect(table.text.startsWith('<section id="scores"')).toBe(true);
     expect((table.text.match(/\/runs\/\d+\/scores\/\d+/g) ?? []).length).toBe(6);

@@ -148,7 +148,7 @@ export function ScoresSection({ ctx, run, scores, page, more, status }: ScoresLi
   const { t } = ctx;
   const q = (p: number, s = status) => `/runs/${run.id}?page=${p}${s ? `&status=${s}` : ''}`;
   return (
-    <section id="scores" aria-labelledby="scores-heading" hx-get={q(page)} hx-trigger="run-finished from:body" hx-swap="outerHTML">
+    <section id="scores" aria-labelledby="scores-heading" hx-get={q(page)} hx-trigger="run-finished" hx-swap="outerHTML">
       <div class="page-head">
         <h2 id="scores-heading">{t('runs.scores')}</h2>
         <nav class="actions" aria-label={t('runs.filter')}>

@@ -78,7 +78,7 @@ function SampleForm({ ctx, sample, values, errors, conflict }: { ctx: PageContex
   );
 }
 
-function ReviewPanel({ ctx, sample }: { ctx: PageContext; sample: SampleRow }) {
+function ReviewPanel({ ctx, sample, reopened }: { ctx: PageContext; sample: SampleRow; reopened: { who: string; comment: string; at: string } | null }) {
   const { t } = ctx;
   const canWrite = can(ctx.user?.role, 'expert');
   const isAuthor = ctx.user?.id === sample.author_id;
@@ -94,6 +94,9 @@ function ReviewPanel({ ctx, sample }: { ctx: PageContext; sample: SampleRow }) {
     <section class="card" aria-labelledby="review-heading">
       <h2 id="review-heading">{t('samples.review')}</h2>
       <p><StatusBadge status={sample.status} label={t(`status.${sample.status}`)} /></p>
+      {sample.status === 'draft' && reopened && (
+        <div class="notice" role="note"><p class="sub">{t('fh.reopened_by', { who: reopened.who, at: reopened.at })}</p><p>{reopened.comment}</p></div>
+      )}
       <dl class="kv">
         <dt>{t('field.author')}</dt><dd>{sample.author_email ?? '—'}</dd>
         {sample.approver_email && <><dt>{t('samples.approved_by')}</dt><dd>{sample.approver_email} · {sample.approved_at?.slice(0, 16).replace('T', ' ')}</dd></>}
@@ -105,11 +108,31 @@ function ReviewPanel({ ctx, sample }: { ctx: PageContext; sample: SampleRow }) {
           {sample.status === 'in_review' && (isAuthor
             ? <p class="hint">{t('samples.approve_other')}</p>
             : action('approve', t('samples.approve'), true))}
-          {sample.status !== 'draft' && action('reopen', t('samples.reopen'))}
         </div>
       )}
+      {canWrite && sample.status !== 'draft' && (
+        <form method="post" action={`/samples/${sample.id}/status`} class="reopen-form">
+          <Csrf token={ctx.csrfToken} />
+          <input type="hidden" name="version" value={sample.version} />
+          <input type="hidden" name="action" value="reopen" />
+          <label for="f-reopen-comment">{t('fh.reopen_comment')}</label>
+          <textarea id="f-reopen-comment" name="comment" rows={2} maxLength={2000} placeholder={t('fh.reopen_placeholder')}></textarea>
+          <button type="submit" class="btn small">{t('samples.reopen')}</button>
+        </form>
+      )}
+      {sample.status === 'in_review' && <p><a href={`/datasets/${sample.dataset_id}/inbox`}>{t('fh.inbox_title')}</a></p>}
     </section>
   );
+}
+
+/** The comment of the latest "back to draft", from the sample's audit trail. */
+function lastReopen(audit: AuditRow[]): { who: string; comment: string; at: string } | null {
+  const e = audit.find((x) => x.action === 'reopen');
+  if (!e?.after) return null;
+  try {
+    const comment = (JSON.parse(e.after) as { comment?: unknown }).comment;
+    return typeof comment === 'string' && comment ? { who: e.actor_email ?? '—', comment, at: e.at.slice(0, 16).replace('T', ' ') } : null;
+  } catch { return null; }
 }
 
 function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow; history: HistoryEntry[] }) {
@@ -158,7 +181,7 @@ export function SamplePage({ ctx, dataset, sample, values, history, audit, error
           <History ctx={ctx} sample={sample} history={history} />
         </div>
         <aside>
-          <ReviewPanel ctx={ctx} sample={sample} />
+          <ReviewPanel ctx={ctx} sample={sample} reopened={lastReopen(audit)} />
           <section class="card" aria-labelledby="audit-heading">
             <h2 id="audit-heading">{t('audit.title')}</h2>
             <AuditList ctx={ctx} events={audit} />
