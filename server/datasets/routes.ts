@@ -85,8 +85,8 @@ export function datasetRoutes(app: AppContext): Router {
     }
   });
 
-  r.post('/datasets/example', expert, (req, res) => {
-    const ids = loadExampleData(app, req.user!.id);
+  r.post('/datasets/example', expert, async (req, res) => {
+    const ids = await loadExampleData(app, req.user!.id);
     redirectAfterPost(req, res, ids.length ? `/datasets/${ids[0]}` : '/datasets');
   });
 
