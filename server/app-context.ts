@@ -20,6 +20,7 @@ import { calibrationService } from './calibration/service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
 import { waitingQueries } from './datasets/waiting.ts';
+import { holdoutLookQueries } from './calibration/holdout-looks.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -49,6 +50,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     runner: runManager(db, log, audit, { settings, prompts, registry }),
     calibration: calibrationService(db, audit, derived),
     waiting: waitingQueries(db),
+    holdoutLooks: holdoutLookQueries(db),
     sessionStore: new SqliteSessionStore(db),
   };
 }

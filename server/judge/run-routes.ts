@@ -107,7 +107,8 @@ export function runRoutes(app: AppContext): Router {
     const ctx = pageContext(req);
     const list = { ctx, run, scores: scores.slice(0, PAGE), page, more: scores.length > PAGE, status };
     // htmx asks for the scores table alone when the live progress reports the run finished (run-finished).
-    sendPageOrFragment(req, res, () => RunPage({ ...list, dataset, summary: runner.queries.summary(run.id), cost: costOf(run) }), () => ScoresSection(list));
+    sendPageOrFragment(req, res, () => RunPage({ ...list, dataset, summary: runner.queries.summary(run.id), cost: costOf(run), looks: app.holdoutLooks.ofRun(run.id) }),
+      () => ScoresSection(list));
   });
 
   function costOf(run: { prompt_tokens: number; completion_tokens: number }) {

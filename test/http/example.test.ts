@@ -82,3 +82,40 @@ describe('the example datasets', () => {
     expect(one('SELECT count(*) FROM dataset')).toBe(2);
   });
 });
+
+describe('calibration on the example (issue #11.10)', () => {
+  it('opens with a pair that fits, not the first criterion against the newest run, and says when a pair is unusual', async () => {
+    const id = ids[1]!;
+    const runs = app.ctx.runner.queries.forDataset(id);
+    expect(runs[0]!.metric_key).toBe('context_precision'); // the newest run: what the page used to open with
+    const page = await admin.get(`/datasets/${id}/calibration`);
+    const chosen = /<select id="f-run" name="run">.*?<option value="(\d+)" selected/.exec(page.text)![1];
+    expect(runs.find((r) => r.id === Number(chosen))!.metric_key).toBe('answer_correctness');
+    expect(page.text).not.toContain('Unusual pair');
+    const cp = runs.find((r) => r.metric_key === 'context_precision')!;
+    const correct = app.ctx.criteria.forDataset(id)[0]!;
+    const odd = await admin.get(`/datasets/${id}/calibration?criterion=${correct.id}&run=${cp.id}`);
+    expect(odd.text).toContain('Unusual pair: context_precision judges the retrieved contexts');
+  });
+
+  it('suggests a pair calibrated before first, and moves to any threshold, such as the best one', async () => {
+    const id = ids[0]!;
+    const correct = app.ctx.criteria.forDataset(id)[0]!;
+    const faith = app.ctx.runner.queries.forDataset(id).find((r) => r.metric_key === 'faithfulness')!;
+    await admin.get(`/datasets/${id}/calibration`);
+    expect((await admin.post(`/datasets/${id}/calibration/record`, { criterion: correct.id, run: faith.id, part: 'all', threshold: '0.5' })).status).toBe(303);
+    const page = await admin.get(`/datasets/${id}/calibration`);
+    expect(/<select id="f-run" name="run">.*?<option value="(\d+)" selected/.exec(page.text)![1]).toBe(String(faith.id));
+    const other = await admin.get(`/datasets/${id}/calibration?criterion=${correct.id}&run=${app.ctx.runner.queries.forDataset(id).find((r) => r.metric_key === 'answer_correctness')!.id}`);
+    expect(other.text).toContain('Pairs that fit:');
+    expect(other.text).toContain('correct × faithfulness · calibrated before');
+    const best = /href="([^"]+threshold=([0-9.]+))">(Use the best threshold|使用最佳阈值)/.exec(page.text);
+    expect(best).not.toBeNull();
+    const at = await admin.get(best![1]!.replace(/&amp;/g, '&'));
+    expect(at.text).toContain(`<output for="f-threshold" id="threshold-value">${Number(best![2]).toFixed(2)}</output>`);
+    expect(at.text).not.toContain('Use the best threshold');
+    const exact = await admin.get(`/datasets/${id}/calibration?criterion=${correct.id}&run=${faith.id}&part=all&threshold=0.44`);
+    expect(exact.text).toContain('step="any" value="0.44"');
+    expect(exact.text).toContain('<output for="f-threshold" id="threshold-value">0.44</output>');
+  });
+});

@@ -154,7 +154,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
 }
 
 function Json({ value }: { value: unknown }) {
-  return <pre class="mono trace-json">{JSON.stringify(value, null, 2)}</pre>;
+  return <pre class="mono trace-json" tabIndex={0}>{JSON.stringify(value, null, 2)}</pre>;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -208,10 +208,10 @@ function TraceSteps({ ctx, r, steps, metricKey }: { ctx: PageContext; r: RT; ste
           <h2 id={`step-${i}`}>{r('review.step', { n: i + 1, step: stepTitle(t, metricKey, steps, i) })} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
             {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
           <details><summary>{t('trace.prompt')}</summary>
-            {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono">{m.content}</pre></div>)}
+            {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0}>{m.content}</pre></div>)}
           </details>
           <h3>{t('trace.raw')}</h3>
-          <pre class="mono">{step.raw ?? '—'}</pre>
+          <pre class="mono" tabIndex={0}>{step.raw ?? '—'}</pre>
           <h3>{t('trace.parsed')}</h3>
           <Parsed r={r} value={step.parsed} />
           {step.error && <div class="alert">{step.error}</div>}

@@ -213,7 +213,7 @@ export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, 
 }
 
 function Json({ value }: { value: unknown }) {
-  return <pre class="mono trace-json">{JSON.stringify(value, null, 2)}</pre>;
+  return <pre class="mono trace-json" tabIndex={0}>{JSON.stringify(value, null, 2)}</pre>;
 }
 
 export function TracePage({ ctx, dataset, run, score, item }: {
@@ -238,10 +238,10 @@ export function TracePage({ ctx, dataset, run, score, item }: {
               <h2 id={`trace-step-${i}`}>{i + 1}. {stepTitle(t, run.metric_key, trace.steps, i)} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
                 {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
               <details><summary>{t('trace.prompt')}</summary>
-                {step.messages.map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono">{m.content}</pre></div>)}
+                {step.messages.map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0}>{m.content}</pre></div>)}
               </details>
               <h3>{t('trace.raw')}</h3>
-              <pre class="mono">{step.raw ?? '—'}</pre>
+              <pre class="mono" tabIndex={0}>{step.raw ?? '—'}</pre>
               <h3>{t('trace.parsed')}</h3>
               <Json value={step.parsed} />
               {step.error && <div class="alert">{step.error}</div>}
