@@ -40,6 +40,25 @@
     if (e.target.matches && e.target.matches('[data-select-on-focus]')) e.target.select();
   });
 
+  // The criterion form: only the fields of the selected type (each group says which types it is for).
+  function showKindFields(select) {
+    var form = select.form;
+    Array.prototype.forEach.call(form.querySelectorAll('.kind-fields'), function (group) {
+      group.hidden = group.dataset.kinds.split(' ').indexOf(select.value) < 0;
+    });
+  }
+  document.addEventListener('change', function (e) {
+    if (e.target.matches && e.target.matches('select[data-kind-select]')) showKindFields(e.target);
+  });
+  document.addEventListener('DOMContentLoaded', function () {
+    Array.prototype.forEach.call(document.querySelectorAll('select[data-kind-select]'), showKindFields);
+  });
+
+  // The calibration threshold: any value when opened at one off the 0.05 grid; the keys step by 0.05 again once moved.
+  document.addEventListener('keydown', function (e) {
+    if (e.target.matches && e.target.matches('input.threshold') && e.target.step === 'any' && /^Arrow|^Page|^Home|^End/.test(e.key)) e.target.step = '0.05';
+  });
+
   // The calibration report's threshold slider shows its value as it moves.
   document.addEventListener('input', function (e) {
     if (e.target.matches && e.target.matches('input.threshold')) {

@@ -176,4 +176,6 @@ export const enFirsthour = {
   'fh.pair_before': 'calibrated before',
   'fh.pair_names': 'names match',
   'fh.use_best_threshold': 'Use the best threshold ({t})',
+  'fh.kind_fields_options': 'Options (binary and categorical criteria)',
+  'fh.kind_fields_scale': 'Scale (ordinal criteria)',
 } as const;

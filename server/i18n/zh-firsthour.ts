@@ -177,4 +177,6 @@ export const zhFirsthour: Record<keyof typeof enFirsthour, string> = {
   'fh.pair_before': '曾校准过',
   'fh.pair_names': '名称相符',
   'fh.use_best_threshold': '使用最佳阈值（{t}）',
+  'fh.kind_fields_options': '选项（二元和多分类维度）',
+  'fh.kind_fields_scale': '量表（有序维度）',
 };
