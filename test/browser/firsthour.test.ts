@@ -116,8 +116,8 @@ for (const lang of ['en', 'zh'] as const) {
       await expert.getByRole('button', { name: t('invite.submit') }).click();
       await expert.waitForURL('**/datasets');
       await expert.goto(`${app.url}/datasets/${datasetId}`);
-      await expert.getByLabel(t('field.question')).fill(lang === 'zh' ? '新员工可以申请哪些补贴？' : 'Which allowances can a new employee claim?');
-      await expert.getByLabel(t('field.ground_truth')).fill(lang === 'zh' ? '交通补贴和餐补，入职满一个月后在 OA 申请。' : 'Transport and meal allowances, claimed in the OA system after the first month.');
+      await expert.getByRole('textbox', { name: t('field.question'), exact: true }).fill(lang === 'zh' ? '新员工可以申请哪些补贴？' : 'Which allowances can a new employee claim?');
+      await expert.getByRole('textbox', { name: t('field.ground_truth'), exact: true }).fill(lang === 'zh' ? '交通补贴和餐补，入职满一个月后在 OA 申请。' : 'Transport and meal allowances, claimed in the OA system after the first month.');
       await expert.keyboard.press('Control+Enter');
       await expert.getByRole('status').filter({ hasText: t('samples.added', { id: 41 }).split('#')[0]! }).first().waitFor();
       const sampleId = app.ctx.db.prepare('SELECT max(id) FROM sample WHERE dataset_id = ?').pluck().get(datasetId) as number;
@@ -139,7 +139,7 @@ for (const lang of ['en', 'zh'] as const) {
       await expert.getByRole('button', { name: new RegExp(t('label.start')) }).click();
       await expert.locator('#workspace fieldset.criterion.current').waitFor();
       const first = Number(await expert.locator('#workspace').getAttribute('data-response'));
-      await shot(expert, '03-workspace');
+      await live(expert, '03-workspace');
       await axe(`/responses/${first}/label`);
       // 1 = the first option of "correct", Shift+1 = context 1 relevant, Enter = submit and next.
       await expert.keyboard.press('1');
@@ -212,7 +212,7 @@ for (const lang of ['en', 'zh'] as const) {
       await shot(admin, '07-runs');
       await axe(`/datasets/${datasetId}/runs`);
       fake.setLatency(60);
-      await admin.getByLabel(t('runs.metric')).selectOption('faithfulness');
+      await admin.getByLabel(t('runs.metric'), { exact: true }).selectOption('faithfulness');
       await admin.getByRole('button', { name: t('runs.start') }).click();
       await admin.waitForURL(/\/runs\/\d+$/);
       const runId = Number(new URL(admin.url()).pathname.split('/').pop());

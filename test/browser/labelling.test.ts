@@ -149,7 +149,7 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
 
     await page.keyboard.press('Enter');
     await workspaceReady(page, next, crit.correct.id);
-    expect(await page.locator('#workspace').getByRole('heading', { level: 2, name: ROWS[ids.indexOf(next)]!.user_input }).count()).toBe(1);
+    expect(await page.locator('#workspace').getByRole('heading', { level: 1, name: ROWS[ids.indexOf(next)]!.user_input }).count()).toBe(1);
   }
 
   beforeAll(async () => {
