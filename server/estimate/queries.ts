@@ -59,6 +59,11 @@ export function estimateQueries(db: DB) {
       SELECT j.response_id, j.value FROM estimation_item i
         JOIN adjudication j ON j.response_id = i.response_id AND j.criterion_id = @criterion AND j.context_index = -1
       WHERE i.sample_id = @sample`),
+    /** The metric and threshold of the latest calibration recorded for a criterion (the judge calibrated for it). */
+    latestCalibrationMetric: db.prepare<[number, number], string>(
+      'SELECT metric_key FROM calibration WHERE dataset_id = ? AND criterion_id = ? ORDER BY id DESC LIMIT 1').pluck(),
+    latestCalibrationThreshold: db.prepare<[number, number, string], number>(
+      'SELECT threshold FROM calibration WHERE dataset_id = ? AND criterion_id = ? AND metric_key = ? ORDER BY id DESC LIMIT 1').pluck(),
     keepEstimate: db.prepare<[string | null, number]>('UPDATE calibration SET estimate = ? WHERE id = ?'),
     /** A run's scores with the response's system and sample (the question, which pairs two systems' answers). */
     runScores: db.prepare<[number], { id: number; question_id: number; system: string; value: number }>(`
