@@ -87,52 +87,42 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
   });
 
   /** The newest sample that covers a scope: of that system, else of every system; for every system only the latter. */
-  function sampleFor(datasetId: number, system: string | null): SampleRow | null {
-    const all = samples(datasetId);
-    return (system !== null ? all.find((s) => s.system === system) : undefined) ?? all.find((s) => s.system === null) ?? null;
+  function sampleFor(all: readonly SampleRow[], system: string | null): SampleRow | null {
+    return (system !== null ? all.find((x) => x.system === system) : undefined) ?? all.find((x) => x.system === null) ?? null;
   }
 
-  function samples(datasetId: number): readonly SampleRow[] {
-    return derived.get(datasetId, 'estimation-samples', () => q.samples.all(datasetId));
-  }
-
-  /** A run's ok scores with system and question, kept while the dataset is unchanged (shared by every scope). */
-  function runScores(run: RunRow) {
-    return derived.get(run.dataset_id, `estimate-scores:${run.id}`, () => q.runScores.all(run.id));
-  }
-
-  /** The sample's items with each one's gold value for the criterion (or why it has none), kept while the dataset is unchanged. */
+  /** The sample's items with each one's gold value for the criterion, or why it has none. */
   function sampleState(sample: SampleRow, criterion: Criterion) {
-    return derived.get(sample.dataset_id, `estimate-sample:${sample.id}:${criterion.id}`, () => {
-      const items = q.items.all(sample.id);
-      const values = new Map<number, string[]>();
-      for (const l of q.sampleLabels.all({ sample: sample.id, criterion: criterion.id })) {
-        const v = values.get(l.response_id);
-        if (v) v.push(l.value);
-        else values.set(l.response_id, [l.value]);
-      }
-      const adjudicated = new Map(q.sampleAdjudications.all({ sample: sample.id, criterion: criterion.id }).map((a) => [a.response_id, a.value]));
-      const states = new Map<number, { state: SampledItem['state']; gold: number | null }>();
-      for (const it of items) {
-        const submitted = values.get(it.response_id) ?? [];
-        const g = goldValue(criterion.kind, submitted, adjudicated.get(it.response_id) ?? null);
-        const gold = g === null ? null : goldNumber(criterion.kind, g);
-        states.set(it.response_id, gold !== null ? { state: 'gold', gold } : { state: submitted.length > 0 && g === null ? 'disputed' : 'pending', gold: null });
-      }
-      return { items, states };
-    });
+    const items = q.items.all(sample.id);
+    const values = new Map<number, string[]>();
+    for (const l of q.sampleLabels.all({ sample: sample.id, criterion: criterion.id })) {
+      const v = values.get(l.response_id);
+      if (v) v.push(l.value);
+      else values.set(l.response_id, [l.value]);
+    }
+    const adjudicated = new Map(q.sampleAdjudications.all({ sample: sample.id, criterion: criterion.id }).map((a) => [a.response_id, a.value]));
+    const states = new Map<number, { state: SampledItem['state']; gold: number | null }>();
+    for (const it of items) {
+      const submitted = values.get(it.response_id) ?? [];
+      const g = goldValue(criterion.kind, submitted, adjudicated.get(it.response_id) ?? null);
+      const gold = g === null ? null : goldNumber(criterion.kind, g);
+      states.set(it.response_id, gold !== null ? { state: 'gold', gold } : { state: submitted.length > 0 && g === null ? 'disputed' : 'pending', gold: null });
+    }
+    return { items, states };
   }
 
-  function compute(input: EstimateInput): EstimateResult {
+  type Scores = { id: number; question_id: number; system: string; value: number }[];
+  type SampleStates = Map<number, ReturnType<typeof sampleState>>;
+
+  function compute(input: EstimateInput, scores: Scores, samples: readonly SampleRow[], states: SampleStates): EstimateResult {
     const halfWidth = input.halfWidth ?? DEFAULT_HALF_WIDTH * scaleRange(input.criterion);
     const empty = (refusal: EstimateResult['refusal']): EstimateResult => ({ sample: null, scope: null, refusal, bias: null, not_covered: 0, half_width: halfWidth });
     if (input.criterion.target !== 'response') return empty('context_criterion');
-    const scores = runScores(input.run);
     const inScope = input.system === null ? scores : scores.filter((s) => s.system === input.system);
     const scale = input.criterion.kind === 'ordinal' ? { min: input.criterion.scale_min!, max: input.criterion.scale_max! } : null;
     const rule = predictionRule(input.criterion.kind, input.threshold, scale, inScope.map((s) => s.value));
     if (typeof rule !== 'function') return empty(rule.error);
-    const sample = sampleFor(input.run.dataset_id, input.system);
+    const sample = sampleFor(samples, input.system);
     const frameMax = sample?.frame_max_id ?? Number.MAX_SAFE_INTEGER;
     const population: PopulationItem[] = [];
     let notCovered = 0;
@@ -140,7 +130,8 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
       if (s.id > frameMax) notCovered++;
       else population.push({ id: s.id, question: s.question_id, system: s.system, prediction: rule(s.value) });
     }
-    const state = sample ? sampleState(sample, input.criterion) : null;
+    let state = sample ? states.get(sample.id) : undefined;
+    if (sample && !state) states.set(sample.id, (state = sampleState(sample, input.criterion)));
     const items: SampledRow[] = state ? state.items.filter((it) => input.system === null || it.system === input.system) : [];
     const sampled: SampledItem[] = items.map((it) => ({ id: it.response_id, ...state!.states.get(it.response_id)! }));
     const scope = estimateScope({ population, sampled, exclude: exampleItems(input.run), halfWidth });
@@ -152,8 +143,25 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
     return { sample, scope, refusal: null, bias, not_covered: notCovered, half_width: halfWidth };
   }
 
+  /**
+   * The estimate of every scope of a criterion and run at once — all systems ('') and each system
+   * the run scored — kept as one value while the dataset is unchanged (one read of the run's scores).
+   */
+function estimates(input: Omit<EstimateInput, 'system'>): ReadonlyMap<string, EstimateResult> {
+    const key = `true-score:${input.criterion.id}:${input.run.id}:${input.criterion.kind === 'binary' ? input.threshold : ''}:${input.halfWidth ?? ''}`;
+    return derived.get(input.run.dataset_id, key, () => {
+      const scores = q.runScores.all(input.run.id);
+      const samples = q.samples.all(input.run.dataset_id);
+      const states: SampleStates = new Map();
+      const out = new Map<string, EstimateResult>([['', compute({ ...input, system: null }, scores, samples, states)]]);
+      for (const system of new Set(scores.map((x) => x.system))) out.set(system, compute({ ...input, system }, scores, samples, states));
+      return out;
+    });
+  }
+
   return {
     queries: q,
+    estimates,
     /** Draws a new sample of `size` responses (of one system, or every system's) uniformly at random. */
     draw(actorId: number | null, datasetId: number, opts: { system: string | null; size: number; seed?: number | undefined; systems: readonly string[] }): DrawResult {
       checkSize(opts.size);
@@ -164,14 +172,15 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
       checkSize(opts.size);
       return extendTx(actorId, sampleId, opts.size, resolveSeed(opts.seed));
     },
-    samples,
+    samples: (datasetId: number) => q.samples.all(datasetId),
+    /** Every response in any estimation sample of the dataset (never offered as a few-shot example). */
+    sampledIds: (datasetId: number): ReadonlySet<number> => new Set(q.sampledIds.all(datasetId)),
     sample: (id: number) => q.sample.get(id),
     draws: (sampleId: number) => q.draws.all(sampleId),
-    sampleFor,
-    /** The estimate of one scope (kept while the dataset is unchanged). */
+    /** The estimate of one scope (a system the run did not score has nothing in it). */
     estimate(input: EstimateInput): Readonly<EstimateResult> {
-      const key = `estimate:${input.criterion.id}:${input.run.id}:${input.system ?? '*'}:${input.criterion.kind === 'binary' ? input.threshold : ''}:${input.halfWidth ?? ''}`;
-      return derived.get(input.run.dataset_id, key, () => compute(input));
+      const all = estimates(input);
+      return all.get(input.system ?? '') ?? compute(input, [], q.samples.all(input.run.dataset_id), new Map());
     },
     compare(a: Readonly<EstimateResult>, b: Readonly<EstimateResult>): Comparison | null {
       return a.scope && b.scope ? compareScopes(a.scope, b.scope) : null;

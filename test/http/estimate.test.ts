@@ -131,6 +131,17 @@ describe('estimation samples', () => {
     expect(items.some((it) => examples.includes(it.response_id))).toBe(false);
   });
 
+  it('the prompt lab never offers a sampled item as a few-shot example', async () => {
+    const { items } = app.ctx.estimates.draw(null, datasetId, { system: null, size: 20, seed: 8, systems: ['v1', 'v2'] });
+    await loginAs(app, 'li@example.com', 'expert');
+    const li = expertUser('li@example.com');
+    for (const id of app.ctx.db.prepare('SELECT id FROM response WHERE dataset_id = ?').pluck().all(datasetId) as number[]) label(li, id, '1');
+    const lab = await admin.get(`/datasets/${datasetId}/prompt-lab?criterion=${criterion.id}`);
+    const offered = [...lab.text.matchAll(/name="example" value="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(offered.length).toBeGreaterThan(0);
+    expect(offered.filter((id) => items.some((it) => it.response_id === id))).toEqual([]);
+  });
+
   it('an extension draws more from the same frame and queues them after the first draw', () => {
     const first = app.ctx.estimates.draw(null, datasetId, { system: null, size: 4, seed: 3, systems: ['v1', 'v2'] });
     const more = app.ctx.estimates.extend(null, first.sample.id, { size: 4, seed: 9 });
