@@ -21,6 +21,8 @@ import type { EstimateOverviewModel } from '../../views/pages/estimate-overview.
 
 /** Systems shown side by side at most (each one is an estimate over its responses). */
 const MAX_SYSTEMS_SHOWN = 12;
+/** The draw form's suggested size: enough for ±0.07 on a pass rate by the experts alone. */
+const DEFAULT_DRAW = 200;
 
 const Back = z.object({
   criterion: z.coerce.number().int().positive().catch(0),
@@ -74,7 +76,7 @@ export function estimateSection(app: AppContext, req: Request, ctx: PageContext,
     comparison: systems.length > 1 ? { a, b, result: a === b ? null : app.estimates.compare(estimate(a), estimate(b)) } : null,
     canDraw: can(req.user?.role, 'expert') && !dataset.archived,
     canLabel: app.labels.canLabel(dataset.id, req.user),
-    draw: draw ?? { values: { system: '', size: String(all.scope?.labels_needed.corrected ?? 200), seed: '' } },
+    draw: draw ?? { values: { system: '', size: String(Math.max(1, Math.min(DEFAULT_DRAW, all.scope ? all.scope.n_labelled + all.scope.n_unlabelled : DEFAULT_DRAW))), seed: '' } },
   };
   return EstimateSection({ ctx, m });
 }

@@ -294,16 +294,13 @@ export function EstimateSection({ ctx, m }: { ctx: PageContext; m: EstimateSecti
       <p class="sub">{t('est.lead')}</p>
       {m.refusal ? <p class="alert" role="status">{t(`est.refused_${m.refusal}` as 'est.refused_context_criterion')}</p> : <>
         {!m.sample && <p class="alert" role="status">{t('est.no_sample')}</p>}
-        <div class="split">
-          <div class="card"><EstimateTable ctx={ctx} rows={shown} />
-            {m.focus?.scope && m.focus.scope.notes.length > 0 && (
-              <p class="sub">{t('calib.notes')} {m.focus.scope.notes.map((n) => <span class="tag">{t(`est.note_${n}` as 'est.note_no_labels')}</span>)}</p>
-            )}
-          </div>
-          <div class="card">
-            <IntervalsChart domain={m.domain} groups={shown.map((r) => ({ label: r.label, judge: r.scope!.judge_only, gold: r.scope!.gold_only, corrected: r.scope!.corrected }))}
-              labels={{ title: t('est.chart_title'), description: t('est.chart_desc'), judge: t('est.judge_only'), gold: t('est.gold_only'), corrected: t('est.corrected'), none: t('est.none') }} />
-          </div>
+        <div class="card est-main">
+          <IntervalsChart domain={m.domain} groups={shown.map((r) => ({ label: r.label, judge: r.scope!.judge_only, gold: r.scope!.gold_only, corrected: r.scope!.corrected }))}
+            labels={{ title: t('est.chart_title'), description: t('est.chart_desc'), judge: t('est.judge_only'), gold: t('est.gold_only'), corrected: t('est.corrected'), none: t('est.none') }} />
+          <EstimateTable ctx={ctx} rows={shown} />
+          {m.focus?.scope && m.focus.scope.notes.length > 0 && (
+            <p class="sub">{t('calib.notes')} {m.focus.scope.notes.map((n) => <span class="tag">{t(`est.note_${n}` as 'est.note_no_labels')}</span>)}</p>
+          )}
         </div>
         <div class="chart-grid">
           <SampleProgress ctx={ctx} m={m} />
@@ -312,7 +309,9 @@ export function EstimateSection({ ctx, m }: { ctx: PageContext; m: EstimateSecti
           <Compare ctx={ctx} m={m} />
         </div>
       </>}
-      {m.canDraw && <DrawSampleForm ctx={ctx} m={m} />}
+      {m.canDraw && (m.sample && !m.draw.errors
+        ? <details class="draw-again"><summary>{t('est.draw_heading')}</summary><DrawSampleForm ctx={ctx} m={m} /></details>
+        : <DrawSampleForm ctx={ctx} m={m} />)}
     </section>
   );
 }
