@@ -39,11 +39,13 @@ CREATE TABLE estimation_item (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX estimation_item_response ON estimation_item (response_id);
 
--- The labelling queue: sampled responses first, in the order drawn (queue_rank < 0, smaller first),
--- then every other response (queue_rank = 0) fewest labels first as before.
+-- The labelling queue: sampled responses first, fewest labels first and then in the order drawn
+-- (queue_rank < 0, smaller first; a partial index over sampled rows only, so labelled ones are stepped
+-- over by a range), then every other response (queue_rank = 0) fewest labels first as before.
 ALTER TABLE response ADD COLUMN queue_rank INTEGER NOT NULL DEFAULT 0;
 DROP INDEX response_queue;
 CREATE INDEX response_queue ON response (dataset_id, queue_rank, n_submitted, id);
+CREATE INDEX response_sampled_queue ON response (dataset_id, n_submitted, queue_rank) WHERE queue_rank < 0;
 
 -- A recorded calibration keeps the true-score estimate of its criterion and run at the time.
 ALTER TABLE calibration ADD COLUMN estimate TEXT CHECK (estimate IS NULL OR json_valid(estimate));

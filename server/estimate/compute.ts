@@ -21,7 +21,18 @@ import type { CriterionKind } from '../criteria/values.ts';
 /** More than this share of the sample missing and the sample is no longer random: said in a warning. */
 export const MISSING_WARNING_SHARE = 0.05;
 
-export interface PopulationItem { id: number; question: number; system: string; prediction: number }
+/**
+ * The items an estimate is about, as columns (one entry per item): response id, the dense index of
+ * the question it answers (its cluster: answers to the same question are paired), and the judge's
+ * prediction on the criterion's scale.
+ */
+export interface Population {
+  ids: Float64Array;
+  questions: Uint32Array;
+  predictions: Float64Array;
+  /** Distinct question indices are below this. */
+  nQuestions: number;
+}
 
 export type SampledState = 'gold' | 'pending' | 'disputed';
 
@@ -60,70 +71,73 @@ export interface ScopeEstimate {
 
 const fig = (m: MeanEstimate): Figure => ({ estimate: m.estimate, ci95: m.ci95, n: m.n });
 
-/** Builds the estimate of one scope; `exclude` are the run's few-shot examples. */
+/** Builds the estimate of one scope; `exclude` are the run's few-shot examples (left out of the population by the caller too). */
 export function estimateScope(input: {
-  population: readonly PopulationItem[];
+  population: Population;
   sampled: readonly SampledItem[];
   exclude: ReadonlySet<number>;
   halfWidth: number;
 }): ScopeEstimate {
-  const predicted = new Map<number, PopulationItem>();
-  for (const p of input.population) if (!input.exclude.has(p.id)) predicted.set(p.id, p);
+  const { ids, questions, predictions } = input.population;
+  const M = ids.length;
+  // Where each sampled item sits in the population (a sampled item the run did not score is not there).
+  const wanted = new Set(input.sampled.map((x) => x.id));
+  const at = new Map<number, number>();
+  for (let i = 0; i < M && at.size < wanted.size; i++) if (wanted.has(ids[i]!)) at.set(ids[i]!, i);
   const counts: SampleCounts = { drawn: input.sampled.length, completed: 0, missing: 0, pending: 0, disputed: 0, no_score: 0, used_as_example: 0 };
-  const labelled = new Map<number, number>();
+  const goldAt = new Float64Array(M);
+  const isLabelled = new Uint8Array(M);
   const completed: ScopeEstimate['completed'] = [];
-  for (const s of input.sampled) {
-    if (input.exclude.has(s.id)) counts.used_as_example++;
-    else if (s.state === 'pending' || s.gold === null) counts.pending++;
-    else if (s.state === 'disputed') counts.disputed++;
-    else if (!predicted.has(s.id)) counts.no_score++;
+  for (const x of input.sampled) {
+    const i = at.get(x.id);
+    if (input.exclude.has(x.id)) counts.used_as_example++;
+    else if (x.state === 'pending' || x.gold === null) counts.pending++;
+    else if (x.state === 'disputed') counts.disputed++;
+    else if (i === undefined) counts.no_score++;
     else {
-      labelled.set(s.id, s.gold);
-      completed.push({ id: s.id, gold: s.gold, prediction: predicted.get(s.id)!.prediction });
+      isLabelled[i] = 1;
+      goldAt[i] = x.gold;
+      counts.completed++;
+      completed.push({ id: x.id, gold: x.gold, prediction: predictions[i]! });
       continue;
     }
     counts.missing++;
   }
-  counts.completed = labelled.size;
-  const y: number[] = [], yhat: number[] = [], yhatU: number[] = [];
-  const qLabelled: number[] = [], qUnlabelled: number[] = [];
-  const all = new Float64Array(predicted.size);
-  const qAll: number[] = [];
-  let k = 0;
-  for (const p of predicted.values()) {
-    all[k++] = p.prediction;
-    qAll.push(p.question);
-    const g = labelled.get(p.id);
-    if (g === undefined) {
-      yhatU.push(p.prediction);
-      qUnlabelled.push(p.question);
+  const n = counts.completed;
+  const N = M - n;
+  const y = new Float64Array(n), yhat = new Float64Array(n), yhatU = new Float64Array(N);
+  // Clusters in the order of ppiContributions: unlabelled items first, then labelled ones.
+  const clusters = new Uint32Array(M);
+  for (let i = 0, l = 0, u = 0; i < M; i++) {
+    if (isLabelled[i]) {
+      y[l] = goldAt[i]!;
+      yhat[l] = predictions[i]!;
+      clusters[N + l++] = questions[i]!;
     } else {
-      y.push(g);
-      yhat.push(p.prediction);
-      qLabelled.push(p.question);
+      yhatU[u] = predictions[i]!;
+      clusters[u++] = questions[i]!;
     }
   }
   const notes: EstimateNote[] = [];
-  if (predicted.size === 0) notes.push('nothing_scored');
-  const judge = classicalMean(all);
+  if (M === 0) notes.push('nothing_scored');
+  const judge = classicalMean(predictions);
   const gold = classicalMean(y);
   const corrected = ppiMean(y, yhat, yhatU);
   notes.push(...corrected.notes);
-  if (y.length > 1 && gold.notes.includes('constant_values')) notes.push('constant_gold');
+  if (n > 1 && gold.notes.includes('constant_values')) notes.push('constant_gold');
   if (counts.drawn > 0 && counts.missing / counts.drawn > MISSING_WARNING_SHARE) notes.push('missing_over_5_percent');
 
-  const varY = covariance1n(y, y);
-  const plan = y.length >= 2 && predicted.size > 0
-    ? labelsNeeded({ varY, varYhat: predictionVariance(yhat, yhatU), cov: covariance1n(y, yhat), population: predicted.size, halfWidth: input.halfWidth })
+  const plan = n >= 2 && M > 0
+    ? labelsNeeded({ varY: covariance1n(y, y), varYhat: predictionVariance(yhat, yhatU), cov: covariance1n(y, yhat), population: M, halfWidth: input.halfWidth })
     : { corrected: null, gold_only: null };
-
+  const nq = input.population.nQuestions;
   const linearCorrected: Linearised | null = corrected.estimate !== null && corrected.lambda !== null
-    ? { estimate: corrected.estimate, psi: ppiContributions(y, yhat, yhatU, corrected.lambda), clusters: [...qUnlabelled, ...qLabelled] }
+    ? { estimate: corrected.estimate, psi: ppiContributions(y, yhat, yhatU, corrected.lambda), clusters, nClusters: nq }
     : null;
-  const linearJudge: Linearised | null = judge.estimate !== null ? { estimate: judge.estimate, psi: meanContributions(all), clusters: qAll } : null;
+  const linearJudge: Linearised | null = judge.estimate !== null ? { estimate: judge.estimate, psi: meanContributions(predictions), clusters: questions, nClusters: nq } : null;
   return {
-    n_labelled: y.length,
-    n_unlabelled: yhatU.length,
+    n_labelled: n,
+    n_unlabelled: N,
     lambda: corrected.lambda,
     judge_only: fig(judge),
     gold_only: fig(gold),

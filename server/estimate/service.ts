@@ -10,7 +10,7 @@ import type { MessageKey } from '../i18n/index.ts';
 import { goldValue } from '../labels/gold.ts';
 import { exampleItems } from '../calibration/service.ts';
 import { biasDiagnostics, type BiasReport } from './bias.ts';
-import { compareScopes, estimateScope, goldNumber, predictionRule, type Comparison, type PopulationItem, type PredictionError, type SampledItem,
+import { compareScopes, estimateScope, goldNumber, predictionRule, type Comparison, type PredictionError, type SampledItem,
   type ScopeEstimate } from './compute.ts';
 import { drawUniform, MAX_SEED } from './sampling.ts';
 import { estimateQueries, RANK_BASE, type DrawRow, type SampleRow, type SampledRow } from './queries.ts';
@@ -111,35 +111,69 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
     return { items, states };
   }
 
-  type Scores = { id: number; question_id: number; system: string; value: number }[];
   type SampleStates = Map<number, ReturnType<typeof sampleState>>;
 
-  function compute(input: EstimateInput, scores: Scores, samples: readonly SampleRow[], states: SampleStates): EstimateResult {
+  /** A run's ok scores as columns, questions numbered densely (the comparison's clusters), read once for every scope. */
+  interface RunColumns { ids: Float64Array; questions: Uint32Array; systems: Uint16Array; systemNames: string[]; values: Float64Array; nQuestions: number }
+
+  function runColumns(runId: number): RunColumns {
+    const rows = q.runScores.all(runId);
+    const n = rows.length;
+    const cols: RunColumns = { ids: new Float64Array(n), questions: new Uint32Array(n), systems: new Uint16Array(n), systemNames: [], values: new Float64Array(n), nQuestions: 0 };
+    const question = new Map<number, number>();
+    const system = new Map<string, number>();
+    for (let i = 0; i < n; i++) {
+      const r = rows[i]!;
+      cols.ids[i] = r.id;
+      cols.values[i] = r.value;
+      let qi = question.get(r.question_id);
+      if (qi === undefined) question.set(r.question_id, (qi = question.size));
+      cols.questions[i] = qi;
+      let si = system.get(r.system);
+      if (si === undefined) { system.set(r.system, (si = system.size)); cols.systemNames.push(r.system); }
+      cols.systems[i] = si;
+    }
+    cols.nQuestions = question.size;
+    return cols;
+  }
+
+  function compute(input: EstimateInput, cols: RunColumns, samples: readonly SampleRow[], states: SampleStates): EstimateResult {
     const halfWidth = input.halfWidth ?? DEFAULT_HALF_WIDTH * scaleRange(input.criterion);
     const empty = (refusal: EstimateResult['refusal']): EstimateResult => ({ sample: null, scope: null, refusal, bias: null, not_covered: 0, half_width: halfWidth });
     if (input.criterion.target !== 'response') return empty('context_criterion');
-    const inScope = input.system === null ? scores : scores.filter((s) => s.system === input.system);
+    const sys = input.system === null ? -1 : cols.systemNames.indexOf(input.system);
+    const inScope = (i: number) => sys === -1 ? input.system === null : cols.systems[i] === sys;
     const scale = input.criterion.kind === 'ordinal' ? { min: input.criterion.scale_min!, max: input.criterion.scale_max! } : null;
-    const rule = predictionRule(input.criterion.kind, input.threshold, scale, inScope.map((s) => s.value));
+    const scopeValues = () => cols.values.filter((_, i) => inScope(i));
+    const rule = predictionRule(input.criterion.kind, input.threshold, scale, input.criterion.kind === 'ordinal' ? scopeValues() : []);
     if (typeof rule !== 'function') return empty(rule.error);
     const sample = sampleFor(samples, input.system);
     const frameMax = sample?.frame_max_id ?? Number.MAX_SAFE_INTEGER;
-    const population: PopulationItem[] = [];
+    const exclude = exampleItems(input.run);
+    let count = 0;
     let notCovered = 0;
-    for (const s of inScope) {
-      if (s.id > frameMax) notCovered++;
-      else population.push({ id: s.id, question: s.question_id, system: s.system, prediction: rule(s.value) });
+    for (let i = 0; i < cols.ids.length; i++) {
+      if (!inScope(i) || exclude.has(cols.ids[i]!)) continue;
+      if (cols.ids[i]! > frameMax) notCovered++;
+      else count++;
+    }
+    const population = { ids: new Float64Array(count), questions: new Uint32Array(count), predictions: new Float64Array(count), nQuestions: cols.nQuestions };
+    for (let i = 0, k = 0; i < cols.ids.length; i++) {
+      if (!inScope(i) || exclude.has(cols.ids[i]!) || cols.ids[i]! > frameMax) continue;
+      population.ids[k] = cols.ids[i]!;
+      population.questions[k] = cols.questions[i]!;
+      population.predictions[k++] = rule(cols.values[i]!);
     }
     let state = sample ? states.get(sample.id) : undefined;
     if (sample && !state) states.set(sample.id, (state = sampleState(sample, input.criterion)));
     const items: SampledRow[] = state ? state.items.filter((it) => input.system === null || it.system === input.system) : [];
     const sampled: SampledItem[] = items.map((it) => ({ id: it.response_id, ...state!.states.get(it.response_id)! }));
-    const scope = estimateScope({ population, sampled, exclude: exampleItems(input.run), halfWidth });
+    const scope = estimateScope({ population, sampled, exclude, halfWidth });
     const byId = new Map(items.map((it) => [it.response_id, it]));
     const bias = biasDiagnostics(scope.completed.map((c) => {
       const it = byId.get(c.id)!;
       return { residual: c.gold - c.prediction, answer_chars: it.answer_chars, n_contexts: it.n_contexts, system: it.system };
-    }), input.system === null && new Set(population.map((p) => p.system)).size > 1);
+    }), input.system === null && cols.systemNames.length > 1);
     return { sample, scope, refusal: null, bias, not_covered: notCovered, half_width: halfWidth };
   }
 
@@ -147,14 +181,14 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
    * The estimate of every scope of a criterion and run at once — all systems ('') and each system
    * the run scored — kept as one value while the dataset is unchanged (one read of the run's scores).
    */
-function estimates(input: Omit<EstimateInput, 'system'>): ReadonlyMap<string, EstimateResult> {
+  function estimates(input: Omit<EstimateInput, 'system'>): ReadonlyMap<string, EstimateResult> {
     const key = `true-score:${input.criterion.id}:${input.run.id}:${input.criterion.kind === 'binary' ? input.threshold : ''}:${input.halfWidth ?? ''}`;
     return derived.get(input.run.dataset_id, key, () => {
-      const scores = q.runScores.all(input.run.id);
+      const cols = runColumns(input.run.id);
       const samples = q.samples.all(input.run.dataset_id);
       const states: SampleStates = new Map();
-      const out = new Map<string, EstimateResult>([['', compute({ ...input, system: null }, scores, samples, states)]]);
-      for (const system of new Set(scores.map((x) => x.system))) out.set(system, compute({ ...input, system }, scores, samples, states));
+      const out = new Map<string, EstimateResult>([['', compute({ ...input, system: null }, cols, samples, states)]]);
+      for (const system of cols.systemNames) out.set(system, compute({ ...input, system }, cols, samples, states));
       return out;
     });
   }
@@ -180,7 +214,7 @@ function estimates(input: Omit<EstimateInput, 'system'>): ReadonlyMap<string, Es
     /** The estimate of one scope (a system the run did not score has nothing in it). */
     estimate(input: EstimateInput): Readonly<EstimateResult> {
       const all = estimates(input);
-      return all.get(input.system ?? '') ?? compute(input, [], q.samples.all(input.run.dataset_id), new Map());
+      return all.get(input.system ?? '') ?? compute(input, runColumns(-1), q.samples.all(input.run.dataset_id), new Map());
     },
     compare(a: Readonly<EstimateResult>, b: Readonly<EstimateResult>): Comparison | null {
       return a.scope && b.scope ? compareScopes(a.scope, b.scope) : null;

@@ -34,13 +34,13 @@ const OPEN_TO_ME = `NOT EXISTS (SELECT 1 FROM annotation a WHERE a.response_id =
 
 export function labelQueries(db: DB) {
   const s = {
-    // Items this expert has not submitted: sampled ones first in the order drawn (queue_rank < 0, see
-    // migration 0013), then the rest fewest labels first; drafts of others that are fresh count as taken.
-    // Each branch is a range of the response_queue index; @after_rank/@after say where a skip left off.
+    // Items this expert has not submitted, fewest labels first: sampled ones (queue_rank < 0, see
+    // migration 0013) before all others, in the order drawn; drafts of others that are fresh count as
+    // taken. Each branch is a range of an index; @after_rank/@after say where a skip left off.
     next: db.prepare<{ ds: number; me: number; overlap: number; cutoff: string; after: number; after_rank: number }, { id: number }>(`
       SELECT id FROM (SELECT r.id FROM response r
-        WHERE r.dataset_id = @ds AND r.queue_rank < 0 AND r.queue_rank > @after_rank AND r.n_submitted < @overlap AND ${OPEN_TO_ME}
-        ORDER BY r.queue_rank LIMIT 1)
+        WHERE r.dataset_id = @ds AND r.queue_rank < 0 AND r.n_submitted < @overlap AND r.queue_rank > @after_rank AND ${OPEN_TO_ME}
+        ORDER BY r.n_submitted, r.queue_rank LIMIT 1)
       UNION ALL SELECT id FROM (SELECT r.id FROM response r
         WHERE r.dataset_id = @ds AND r.queue_rank = 0 AND r.n_submitted < @overlap AND r.id > @after AND ${OPEN_TO_ME}
         ORDER BY r.n_submitted, r.id LIMIT 1)

@@ -227,6 +227,8 @@ export interface Linearised {
   estimate: number;
   psi: Float64Array;
   clusters: ArrayLike<number>;
+  /** When every cluster is an integer below this, sums are kept in an array instead of a Map (both sides must agree). */
+  nClusters?: number;
 }
 
 /** ψ of the corrected mean: (λŶᵤ − mean)/N for unlabelled items, then (Y − λŶ − mean)/n for labelled ones (in that order). */
@@ -258,21 +260,34 @@ export function meanContributions(values: ArrayLike<number>): Float64Array {
  * when fewer than two clusters carry the difference.
  */
 export function clusteredDifference(a: Linearised, b: Linearised): MeanEstimate {
-  const byCluster = new Map<number, number>();
-  const add = (x: Linearised, sign: number) => {
-    if (x.psi.length !== x.clusters.length) throw new RangeError('clusteredDifference: psi and clusters must have equal lengths');
-    for (let i = 0; i < x.psi.length; i++) {
-      const c = x.clusters[i]!;
-      byCluster.set(c, (byCluster.get(c) ?? 0) + sign * x.psi[i]!);
-    }
-  };
-  add(a, 1);
-  add(b, -1);
+  for (const x of [a, b]) if (x.psi.length !== x.clusters.length) throw new RangeError('clusteredDifference: psi and clusters must have equal lengths');
   const estimate = a.estimate - b.estimate;
-  const n = byCluster.size;
+  let sumSq = 0;
+  let n = 0;
+  if (a.nClusters !== undefined && a.nClusters === b.nClusters) {
+    const by = new Float64Array(a.nClusters);
+    const seen = new Uint8Array(a.nClusters);
+    for (const [x, sign] of [[a, 1], [b, -1]] as const) {
+      for (let i = 0; i < x.psi.length; i++) {
+        const c = x.clusters[i]!;
+        if (!(c >= 0 && c < a.nClusters && Number.isInteger(c))) throw new RangeError('clusteredDifference: cluster outside 0..nClusters−1');
+        by[c]! += sign * x.psi[i]!;
+        if (!seen[c]) { seen[c] = 1; n++; }
+      }
+    }
+    for (let c = 0; c < by.length; c++) sumSq += by[c]! * by[c]!;
+  } else {
+    const byCluster = new Map<number, number>();
+    for (const [x, sign] of [[a, 1], [b, -1]] as const) {
+      for (let i = 0; i < x.psi.length; i++) {
+        const c = x.clusters[i]!;
+        byCluster.set(c, (byCluster.get(c) ?? 0) + sign * x.psi[i]!);
+      }
+    }
+    n = byCluster.size;
+    for (const v of byCluster.values()) sumSq += v * v;
+  }
   if (n < 2) return { estimate, se: null, ci95: null, n };
-  let s = 0;
-  for (const v of byCluster.values()) s += v * v;
-  const se = Math.sqrt(s);
+  const se = Math.sqrt(sumSq);
   return { estimate, se, ci95: normalInterval(estimate, se), n };
 }

@@ -115,7 +115,8 @@ describe('query plans', () => {
       .all({ ds: seeded.large.datasetId, me: 1, overlap: 2, cutoff: '', after: 0, after_rank: Number.MIN_SAFE_INTEGER }) as { detail: string }[]).map((r) => r.detail);
     const scans = plan.filter((d) => /\b(SCAN|SEARCH) r\b/.test(d));
     expect(scans).toHaveLength(2);
-    for (const d of scans) expect(d).toMatch(/SEARCH r USING (COVERING )?INDEX response_queue \(dataset_id=\? AND queue_rank[<=>]/);
+    expect(scans[0]).toMatch(/SEARCH r USING (COVERING )?INDEX response_sampled_queue \(dataset_id=\? AND n_submitted<\?\)/);
+    expect(scans[1]).toMatch(/SEARCH r USING (COVERING )?INDEX response_queue \(dataset_id=\? AND queue_rank=\? AND n_submitted<\?\)/);
     expect(plan.join(' | ')).not.toContain('TEMP B-TREE');
   });
 });
