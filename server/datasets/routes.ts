@@ -7,6 +7,7 @@ import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { DatasetError } from './service.ts';
+import type { DatasetRow } from './queries.ts';
 import { loadExampleData } from './example.ts';
 import { STATUSES } from '../samples/queries.ts';
 import { DatasetSettingsPage, DatasetsPage } from '../../views/pages/datasets.tsx';
@@ -60,7 +61,7 @@ export function labellingSummary(app: AppContext, datasetId: number, user: Reque
 }
 
 /** The true score's line on the overview, once the dataset has an estimation sample (computing it reads every score of a run). */
-function trueScoreLine(app: AppContext, ctx: ReturnType<typeof pageContext>, dataset: { id: number } & Parameters<typeof estimateOverview>[1]) {
+function trueScoreLine(app: AppContext, ctx: ReturnType<typeof pageContext>, dataset: DatasetRow) {
   if (app.estimates.samples(dataset.id).length === 0) return null;
   const m = estimateOverview(app, dataset);
   return m ? EstimateOverview({ ctx, m }) : null;

@@ -61,7 +61,7 @@ export function estimateSection(app: AppContext, req: Request, ctx: PageContext,
   const focus = rows.find((r) => r.key === focusKey) ?? rows[0]!;
   const sample = focusResult.sample;
   const sampleView: SampleView | null = sample && {
-    id: sample.id, scope: sample.system ?? ctx.t('est.all_systems'), at: sample.created_at, by: sample.creator_email,
+    id: sample.id, items: sample.n_items, scope: sample.system ?? ctx.t('est.all_systems'), at: sample.created_at, by: sample.creator_email,
     draws: app.estimates.draws(sample.id).map((d) => ({ id: d.id, drawn: d.drawn, frame: d.frame_size, seed: d.seed, at: d.created_at, by: d.creator_email })),
   };
   const a = q.a && systems.includes(q.a) ? q.a : systems[0]!;
@@ -137,9 +137,12 @@ export function estimateRoutes(app: AppContext): Router {
     const sample = app.estimates.sample(idParam(req.params.sid) ?? 0);
     if (!sample || sample.dataset_id !== dataset.id) return sendError(req, res, 404, req.t('err.not_found'));
     const back = Back.parse(req.body ?? {});
-    const raw = String((req.body as Record<string, unknown> | undefined)?.size ?? '');
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const raw = String(body.size ?? '');
+    // The sample as the page showed it: a second click, or someone else's extension since, is refused.
+    const expected = /^\d{1,9}$/.test(String(body.items ?? '')) ? Number(body.items) : undefined;
     try {
-      const result = app.estimates.extend(req.user!.id, sample.id, { size: /^\d{1,9}$/.test(raw) ? Number(raw) : NaN });
+      const result = app.estimates.extend(req.user!.id, sample.id, { size: /^\d{1,9}$/.test(raw) ? Number(raw) : NaN, expectedItems: expected });
       req.session.flash = req.t('est.extended', { n: result.draw.drawn, id: sample.id, seed: result.draw.seed });
       redirectAfterPost(req, res, backUrl(dataset.id, back));
     } catch (err) {

@@ -80,9 +80,10 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
     return drawInto(actorId, q.sample.get(id)!, size, seed);
   });
 
-  const extendTx = db.transaction((actorId: number | null, sampleId: number, size: number, seed: number) => {
+  const extendTx = db.transaction((actorId: number | null, sampleId: number, size: number, seed: number, expectedItems: number | undefined) => {
     const sample = q.sample.get(sampleId);
     if (!sample) throw new EstimateError('est.err_no_such_sample', { id: sampleId });
+    if (expectedItems !== undefined && sample.n_items !== expectedItems) throw new EstimateError('est.err_sample_changed', { id: sampleId, n: sample.n_items });
     return drawInto(actorId, sample, size, seed);
   });
 
@@ -202,9 +203,9 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
       return drawTx(actorId, datasetId, opts.system, opts.size, resolveSeed(opts.seed), opts.systems);
     },
     /** Draws `size` more items into a sample, from the same frame by the same rule. */
-    extend(actorId: number | null, sampleId: number, opts: { size: number; seed?: number | undefined }): DrawResult {
+    extend(actorId: number | null, sampleId: number, opts: { size: number; seed?: number | undefined; expectedItems?: number | undefined }): DrawResult {
       checkSize(opts.size);
-      return extendTx(actorId, sampleId, opts.size, resolveSeed(opts.seed));
+      return extendTx(actorId, sampleId, opts.size, resolveSeed(opts.seed), opts.expectedItems);
     },
     samples: (datasetId: number) => q.samples.all(datasetId),
     /** Every response in any estimation sample of the dataset (never offered as a few-shot example). */

@@ -97,5 +97,6 @@ export const enEstimate = {
   'est.err_seed': 'The seed must be a whole number from 0 to {max}.',
   'est.err_system': 'This dataset has no responses of system "{system}".',
   'est.err_empty_frame': 'There is nothing left to draw: every response is already in the sample or used as a few-shot example.',
+  'est.err_sample_changed': 'Sample #{id} has changed since this page was loaded (it now has {n} items): look at the planner again.',
   'est.err_no_such_sample': 'There is no sample #{id} in this dataset.',
 } as const;

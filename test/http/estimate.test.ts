@@ -153,6 +153,17 @@ describe('estimation samples', () => {
     expect(more.draw.frame_size).toBe(56);
   });
 
+  it('the planner\'s one-click extension carries the sample as shown: a second click changes nothing', async () => {
+    const { sample } = app.ctx.estimates.draw(null, datasetId, { system: null, size: 4, seed: 3, systems: ['v1', 'v2'] });
+    await admin.get(`/datasets/${datasetId}/calibration`);
+    const once = await admin.post(`/datasets/${datasetId}/estimate/samples/${sample.id}/extend`, { size: 6, items: 4, criterion: criterion.id, run: run().id });
+    expect(once.status).toBe(303);
+    const twice = await admin.post(`/datasets/${datasetId}/estimate/samples/${sample.id}/extend`, { size: 6, items: 4, criterion: criterion.id, run: run().id });
+    expect(twice.status).toBe(422);
+    expect(twice.text).toContain('has changed since this page was loaded');
+    expect(app.ctx.estimates.sample(sample.id)!.n_items).toBe(10);
+  });
+
   it('refuses bad sizes and seeds beside the field, changing nothing; viewers may not draw', async () => {
     const res = await admin.post(`/datasets/${datasetId}/estimate/samples`, { system: '', size: 0, seed: '' }, { headers: { 'HX-Request': 'true' } });
     expect(res.status).toBe(422);

@@ -21,6 +21,8 @@ export interface ScopeRow {
 
 export interface SampleView {
   id: number;
+  /** Items in the sample as shown: an extension carries it, so it cannot be applied twice. */
+  items: number;
   scope: string;
   at: string;
   by: string | null;
@@ -158,6 +160,7 @@ function Planner({ ctx, m }: { ctx: PageContext; m: EstimateSectionModel }) {
           <Csrf token={ctx.csrfToken} />
           <Hidden back={m.back} />
           <input type="hidden" name="size" value={extra} />
+          <input type="hidden" name="items" value={m.sample.items} />
           <button class="btn primary" type="submit">{t('est.draw_extra', { n: extra })}</button>
         </form>
       )}
