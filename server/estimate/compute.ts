@@ -91,8 +91,8 @@ export function estimateScope(input: {
   for (const x of input.sampled) {
     const i = at.get(x.id);
     if (input.exclude.has(x.id)) counts.used_as_example++;
-    else if (x.state === 'pending' || x.gold === null) counts.pending++;
     else if (x.state === 'disputed') counts.disputed++;
+    else if (x.state === 'pending' || x.gold === null) counts.pending++;
     else if (i === undefined) counts.no_score++;
     else {
       isLabelled[i] = 1;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
-import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+import { launchBrowser, logInThroughForm, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
 
 const en = translator('en');
 const zh = translator('zh');
@@ -60,14 +60,6 @@ function watchErrors(page: Page): void {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()}`); });
 }
 
-async function logIn(page: Page, user: { email: string; password: string }): Promise<void> {
-  await page.goto(app.url + '/login');
-  await page.getByLabel(en('field.email')).fill(user.email);
-  await page.getByLabel(en('field.password')).fill(user.password);
-  await page.getByRole('button', { name: en('login.submit') }).click();
-  await page.waitForURL('**/datasets');
-}
-
 beforeAll(async () => {
   app = await startTestApp();
   const { ctx } = app;
@@ -85,8 +77,8 @@ beforeAll(async () => {
   admin = await (await newContext(browser, { height: 1000 })).newPage();
   expert = await (await newContext(browser)).newPage();
   for (const p of [admin, expert]) watchErrors(p);
-  await logIn(admin, ADMIN);
-  await logIn(expert, EXPERT);
+  await logInThroughForm(admin, app.url, ADMIN);
+  await logInThroughForm(expert, app.url, EXPERT);
 });
 
 afterAll(async () => {

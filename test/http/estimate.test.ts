@@ -193,6 +193,11 @@ describe('the estimate', () => {
     const others = app.ctx.db.prepare('SELECT id FROM response WHERE dataset_id = ?').pluck().all(datasetId) as number[];
     for (const id of others) if (!sampled.has(id) && !passes(indexOf(id))) label(li, id, '0');
     expect(estimateJson(estimate())).toEqual(before);
+    // A second expert disagrees on a sampled item: without adjudication it has no gold, and is disputed.
+    await loginAs(app, 'wang@example.com', 'expert');
+    const first = items[0]!.response_id;
+    label(expertUser('wang@example.com'), first, passes(indexOf(first)) ? '0' : '1');
+    expect(estimate().scope!.sample).toMatchObject({ drawn: 20, completed: 19, missing: 1, disputed: 1, pending: 0 });
   });
 
   it('prints exactly the keys of estimate --json and sample --json, and the corrected estimate corrects the lenient judge', async () => {
