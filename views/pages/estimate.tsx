@@ -295,8 +295,8 @@ export function EstimateSection({ ctx, m }: { ctx: PageContext; m: EstimateSecti
     <section id="true-score" class="true-score" aria-labelledby="est-title">
       <h2 id="est-title">{t('est.title')}</h2>
       <p class="sub">{t('est.lead')}</p>
-      {m.refusal ? <p class="alert" role="status">{t(`est.refused_${m.refusal}` as 'est.refused_context_criterion')}</p> : <>
-        {!m.sample && <p class="alert" role="status">{t('est.no_sample')}</p>}
+      {m.refusal ? <p class="alert">{t(`est.refused_${m.refusal}` as 'est.refused_context_criterion')}</p> : <>
+        {!m.sample && <p class="alert">{t('est.no_sample')}</p>}
         <div class="card est-main">
           <IntervalsChart domain={m.domain} groups={shown.map((r) => ({ label: r.label, judge: r.scope!.judge_only, gold: r.scope!.gold_only, corrected: r.scope!.corrected }))}
             labels={{ title: t('est.chart_title'), description: t('est.chart_desc'), judge: t('est.judge_only'), gold: t('est.gold_only'), corrected: t('est.corrected'), none: t('est.none') }} />
