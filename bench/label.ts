@@ -447,7 +447,7 @@ async function main(): Promise<void> {
     const queueIndex = (db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'response_queue'").pluck().get() as string | undefined) ?? '(no response_queue index)';
     const lq = labelQueries(db); // the app's own statements
     const nextStmt = lq.next;
-    const nextParams = { ds: s.datasetId, me: s.expertIds[0]!, overlap: 1, cutoff: new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString(), after: 0 };
+    const nextParams = { ds: s.datasetId, me: s.expertIds[0]!, overlap: 1, cutoff: new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString(), after: 0, after_rank: Number.MIN_SAFE_INTEGER };
     const plan = (db.prepare(`EXPLAIN QUERY PLAN ${nextStmt.source}`).all(nextParams) as { detail: string }[]).map((r) => r.detail);
     t = process.hrtime.bigint();
     for (let i = 0; i < 1000; i++) nextStmt.get(nextParams);

@@ -21,6 +21,7 @@ import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
 import { waitingQueries } from './datasets/waiting.ts';
 import { holdoutLookQueries } from './calibration/holdout-looks.ts';
+import { estimateService } from './estimate/service.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -51,6 +52,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     calibration: calibrationService(db, audit, derived),
     waiting: waitingQueries(db),
     holdoutLooks: holdoutLookQueries(db),
+    estimates: estimateService(db, audit, derived),
     sessionStore: new SqliteSessionStore(db),
   };
 }

@@ -12,6 +12,7 @@ import { loadExampleData } from './datasets/example.ts';
 import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
 import { cmdScore, ScoreUsageError } from './judge/cli.ts';
 import { CalibrationUsageError, cmdGate, cmdReport } from './calibration/cli.ts';
+import { cmdEstimate, cmdSample, EstimateUsageError } from './estimate/cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { UserError } from './users/service.ts';
 import { translator } from './i18n/index.ts';
@@ -32,8 +33,13 @@ commands:
         score responses with a metric; the same --run name resumes an unfinished run
   report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out]
         the judge's scores against the experts' gold labels; recorded as the metric's latest calibration
-  gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6]
-        for CI: non-zero when a mean is below its minimum or the metric's calibration is weaker than the agreement minimum
+  gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-true CRITERION=VALUE ...] [--min-agreement 0.6]
+        for CI: non-zero when a mean is below its minimum or the metric's calibration is weaker than the agreement minimum;
+        --min-true: when the corrected (true-score) interval's lower bound is below VALUE, refused without a complete sample
+  sample --dataset NAME [--system S] --size K [--seed N] [--extend SAMPLE_ID]
+        draw (or extend) an estimation sample: K responses uniformly at random, first in every labeller's queue
+  estimate --dataset NAME --criterion C --run R [--metric ID] [--system S] [--threshold T] [--half-width H]
+        the true score: judge only, experts only on the sample, and corrected (PPI++), with the labels planner and bias
   agreement --dataset NAME --criterion NAME
         inter-expert agreement of one criterion (Krippendorff's alpha, Fleiss' and pairwise Cohen's kappa)
   example                          load the bilingual example datasets
@@ -191,7 +197,9 @@ async function main(argv: string[]): Promise<number> {
       status: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' },
       criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string' }, metric: { type: 'string' },
       'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' },
-      threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
+      threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' },
+      'min-true': { type: 'string', multiple: true }, size: { type: 'string' }, seed: { type: 'string' }, extend: { type: 'string' }, 'half-width': { type: 'string' },
+      responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -212,6 +220,8 @@ async function main(argv: string[]): Promise<number> {
       case 'score': return await cmdScore(ctx, o, out);
       case 'report': return await cmdReport(ctx, o, out);
       case 'gate': return await cmdGate(ctx, o, out);
+      case 'sample': return await cmdSample(ctx, o, out);
+      case 'estimate': return await cmdEstimate(ctx, o, out);
       case 'example': {
         const ids = await loadExampleData(ctx, null);
         out.print(ids.length ? `created ${ids.length} example datasets` : 'the example datasets exist already', { ok: true, created: ids });
@@ -226,7 +236,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   const json = process.argv.includes('--json');
-  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof EstimateUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ ok: false, error: message }));
   else console.error(`goldset: ${message}`);

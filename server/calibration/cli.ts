@@ -2,6 +2,7 @@
 import type { AppContext } from '../app-context.ts';
 import type { CalibrationReport } from './report.ts';
 import { PARTS, strengthOf, type Part } from './service.ts';
+import { keepEstimate, minTrueChecks } from '../estimate/cli.ts';
 
 export class CalibrationUsageError extends Error {}
 
@@ -38,7 +39,7 @@ export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out
   if (!PARTS.includes(part)) throw new CalibrationUsageError('--part takes all, calibration or held_out');
   const input = { criterion, run, part, threshold, holdoutSeed: dataset.holdout_seed };
   const { report, pairs } = ctx.calibration.report(input);
-  ctx.calibration.record(null, input, report, pairs.map((p) => p.id));
+  keepEstimate(ctx, ctx.calibration.record(null, input, report, pairs.map((p) => p.id)), { criterion, run, threshold: threshold ?? 0.5 });
   const data = reportJson(report);
   const lines = [`${criterion.name} vs ${run.metric_key} (run "${run.name}", ${part}): n = ${report.n}${report.meaningful ? '' : ' — fewer than 20 items: not yet meaningful'}`,
     `excluded: ${Object.entries(report.excluded).map(([k, v]) => `${k} ${v}`).join(', ')}`,
@@ -49,12 +50,14 @@ export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out
 
 /** Non-zero when a metric's mean is below its minimum or its calibration is too weak (or missing) to trust. */
 export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
-  if (typeof o.dataset !== 'string' || typeof o.run !== 'string' || !o.min) throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6]');
+  if (typeof o.dataset !== 'string' || typeof o.run !== 'string' || (!o.min && !o['min-true'])) {
+    throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME [--min METRIC=VALUE ...] [--min-true CRITERION=VALUE ...] [--min-agreement 0.6]');
+  }
   const dataset = ctx.datasets.byName(o.dataset);
   if (!dataset) throw new CalibrationUsageError(`no dataset named "${o.dataset}"`);
   const minAgreement = o['min-agreement'] === undefined ? 0.6 : Number(o['min-agreement']);
   if (!(minAgreement >= -1 && minAgreement <= 1)) throw new CalibrationUsageError('--min-agreement takes a number from -1 to 1');
-  const mins = ([o.min].flat() as string[]).map((m) => {
+  const mins = ([o.min ?? []].flat() as string[]).map((m) => {
     const [metric, value] = m.split('=');
     if (!metric || value === undefined || !Number.isFinite(Number(value))) throw new CalibrationUsageError(`--min takes METRIC=VALUE, got ${m}`);
     return { metric, min: Number(value) };
@@ -75,6 +78,7 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
       calibration: { criterion: calibration.criterion, [calibration.strength_name]: calibration.strength },
       reason: ok ? `mean ${summary.mean!.toFixed(4)} ≥ ${min}` : `mean ${summary.mean === null ? 'none' : summary.mean.toFixed(4)} < ${min}` };
   });
+  checks.push(...minTrueChecks(ctx, dataset, o.run, [o['min-true'] ?? []].flat() as string[]));
   const passed = checks.every((c) => c.ok);
   out.print(checks.map((c) => `${c.ok ? 'PASS' : c.refused ? 'REFUSED' : 'FAIL'} ${c.metric}: ${c.reason}`).join('\n') + `\n${passed ? 'gate passed' : 'gate failed'}`,
     { passed, checks });

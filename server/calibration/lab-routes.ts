@@ -65,7 +65,9 @@ export function labRoutes(app: AppContext): Router {
     const current = prompts.resolve(dataset.id, metric, dataset.language)[step]!;
     const gold = calibration.goldFor(criterion);
     const split = parts(dataset, gold);
-    const shown = split.calibration.slice(0, 40);
+    // Items of an estimation sample never become examples: the true score's sample must stay random.
+    const sampled = app.estimates.sampledIds(dataset.id);
+    const shown = split.calibration.filter((id) => !sampled.has(id)).slice(0, 40);
     const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
     const candidates: ExampleCandidate[] = shown.flatMap((id) => {
       const r = rows.get(id);

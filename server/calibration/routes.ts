@@ -12,6 +12,8 @@ import { PARTS, type Part } from './service.ts';
 import { pairWarning, suggestPairs } from './suggest.ts';
 import { holdoutLooks } from './holdout-looks.ts';
 import { CalibrationPage, ReportBody, type ReportState } from '../../views/pages/calibration.tsx';
+import { estimateSection } from '../estimate/routes.ts';
+import { keepEstimate } from '../estimate/cli.ts';
 
 const Query = z.object({
   criterion: z.coerce.number().int().positive().optional().catch(undefined),
@@ -45,7 +47,7 @@ export function calibrationRoutes(app: AppContext): Router {
     return criterion && run ? { criterion, run, part: q.part, threshold: q.threshold } : null;
   }
 
-  function body(ctx: ReturnType<typeof pageContext>, dataset: DatasetRow, state: ReportState) {
+  function body(req: Request, ctx: ReturnType<typeof pageContext>, dataset: DatasetRow, state: ReportState) {
     const { report, pairs } = calibration.report({ ...state, holdoutSeed: dataset.holdout_seed });
     // The charts' data, like the report, is kept until the dataset's data changes.
     const key = `report-charts:${state.criterion.id}:${state.run.id}:${state.part}:${state.threshold ?? ''}:${dataset.holdout_seed}`;
@@ -54,7 +56,7 @@ export function calibrationRoutes(app: AppContext): Router {
       const curve = state.criterion.kind === 'binary' ? kappaCurve(points.map((p) => p.score), points.map((p) => p.gold === '1'), 41) : null;
       return { points, curve };
     });
-    return ReportBody({ ctx, dataset, state, report, points, curve, looks: holdoutLooks(app, state.run) });
+    return ReportBody({ ctx, dataset, state, report, points, curve, looks: holdoutLooks(app, state.run), lead: estimateSection(app, req, ctx, dataset, state) });
   }
 
   r.get('/datasets/:id/calibration', requireUser, (req, res) => {
@@ -64,7 +66,7 @@ export function calibrationRoutes(app: AppContext): Router {
     const state = resolve(dataset, req.query, suggested);
     // One page context per request: reading it takes the flash message out of the session.
     const ctx = pageContext(req);
-    const content = state ? body(ctx, dataset, state) : null;
+    const content = state ? body(req, ctx, dataset, state) : null;
     const runs = runner.queries.forDataset(dataset.id);
     sendPageOrFragment(req, res,
       () => CalibrationPage({ ctx, dataset, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response'),
@@ -81,7 +83,8 @@ export function calibrationRoutes(app: AppContext): Router {
     if (!state) return sendError(req, res, 422, req.t('err.bad_request'));
     const input = { ...state, holdoutSeed: dataset.holdout_seed };
     const { report, pairs } = calibration.report(input);
-    calibration.record(req.user!.id, input, report, pairs.map((p) => p.id));
+    const id = calibration.record(req.user!.id, input, report, pairs.map((p) => p.id));
+    keepEstimate(app, id, state);
     req.session.flash = req.t('calib.recorded');
     res.redirect(303, `/datasets/${dataset.id}/calibration?criterion=${state.criterion.id}&run=${state.run.id}&part=${state.part}&threshold=${state.threshold}`);
   });

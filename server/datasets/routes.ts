@@ -13,6 +13,8 @@ import { loadExampleData } from './example.ts';
 import { STATUSES } from '../samples/queries.ts';
 import { DatasetSettingsPage, DatasetsPage } from '../../views/pages/datasets.tsx';
 import { DatasetPage, SampleTable, type ListState } from '../../views/pages/dataset.tsx';
+import { estimateOverview } from '../estimate/routes.ts';
+import { EstimateOverview } from '../../views/pages/estimate-overview.tsx';
 
 export const DatasetForm = z.object({
   name: text(120, 1),
@@ -61,6 +63,13 @@ export function labellingSummary(app: AppContext, dataset: DatasetRow, user: Req
   };
 }
 
+/** The true score's line on the overview, once the dataset has an estimation sample (computing it reads every score of a run). */
+function trueScoreLine(app: AppContext, ctx: ReturnType<typeof pageContext>, dataset: DatasetRow) {
+  if (app.estimates.samples(dataset.id).length === 0) return null;
+  const m = estimateOverview(app, dataset);
+  return m ? EstimateOverview({ ctx, m }) : null;
+}
+
 export function datasetRoutes(app: AppContext): Router {
   const r = Router();
   const { datasets, log } = app;
@@ -97,7 +106,7 @@ export function datasetRoutes(app: AppContext): Router {
     const list = sampleList(app, dataset.id, state);
     const ctx = pageContext(req);
     sendPageOrFragment(req, res,
-      () => DatasetPage({ ctx, dataset, list, state, labelling: labellingSummary(app, dataset, req.user) }),
+      () => DatasetPage({ ctx, dataset, list, state, labelling: labellingSummary(app, dataset, req.user), trueScore: trueScoreLine(app, ctx, dataset) }),
       () => SampleTable({ ctx, dataset, list, state }));
   });
 

@@ -27,16 +27,25 @@ export interface DisagreementRow { response_id: number; criterion_id: number; co
 /** A draft this recent counts as someone working on the item, so the queue hands it to others last. */
 export const CLAIM_MINUTES = 30;
 
+/** The queue's condition on a response `r`: not submitted by @me, and not taken by fresh drafts of others. */
+const OPEN_TO_ME = `NOT EXISTS (SELECT 1 FROM annotation a WHERE a.response_id = r.id AND a.annotator_id = @me AND a.state = 'submitted')
+        AND r.n_submitted + (SELECT count(*) FROM annotation c WHERE c.response_id = r.id AND c.state = 'draft'
+              AND c.annotator_id <> @me AND c.updated_at > @cutoff) < @overlap`;
+
 export function labelQueries(db: DB) {
   const s = {
-    // Items this expert has not submitted, fewest labels first; drafts of others that are fresh count as taken.
-    next: db.prepare<{ ds: number; me: number; overlap: number; cutoff: string; after: number }, { id: number }>(`
-      SELECT r.id FROM response r
-      WHERE r.dataset_id = @ds AND r.n_submitted < @overlap AND r.id > @after
-        AND NOT EXISTS (SELECT 1 FROM annotation a WHERE a.response_id = r.id AND a.annotator_id = @me AND a.state = 'submitted')
-        AND r.n_submitted + (SELECT count(*) FROM annotation c WHERE c.response_id = r.id AND c.state = 'draft'
-              AND c.annotator_id <> @me AND c.updated_at > @cutoff) < @overlap
-      ORDER BY r.n_submitted, r.id LIMIT 1`),
+    // Items this expert has not submitted, fewest labels first: sampled ones (queue_rank < 0, see
+    // migration 0014) before all others, in the order drawn; drafts of others that are fresh count as
+    // taken. Each branch is a range of an index; @after_rank/@after say where a skip left off.
+    next: db.prepare<{ ds: number; me: number; overlap: number; cutoff: string; after: number; after_rank: number }, { id: number }>(`
+      SELECT id FROM (SELECT r.id FROM response r
+        WHERE r.dataset_id = @ds AND r.queue_rank < 0 AND r.n_submitted < @overlap AND r.queue_rank > @after_rank AND ${OPEN_TO_ME}
+        ORDER BY r.n_submitted, r.queue_rank LIMIT 1)
+      UNION ALL SELECT id FROM (SELECT r.id FROM response r
+        WHERE r.dataset_id = @ds AND r.queue_rank = 0 AND r.n_submitted < @overlap AND r.id > @after AND ${OPEN_TO_ME}
+        ORDER BY r.n_submitted, r.id LIMIT 1)
+      LIMIT 1`),
+    queueRank: db.prepare<[number], number>('SELECT queue_rank FROM response WHERE id = ?').pluck(),
     mine: db.prepare<[number, number], AnnotationRow>('SELECT * FROM annotation WHERE response_id = ? AND annotator_id = ?'),
     insertAnnotation: db.prepare<{ response_id: number; dataset_id: number; annotator_id: number; state: string; rationale: string; corrected_answer: string;
       submitted_at: string | null }, AnnotationRow>(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state, rationale, corrected_answer, submitted_at)

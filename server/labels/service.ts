@@ -102,11 +102,19 @@ export function labelService(db: DB, audit: AuditQueries) {
     return saved;
   }
 
+  // Where the queue resumes after item `after` (a skip): after a sampled item, at the next one drawn
+  // and then every other item; after any other item, at the next id among the others.
+  function queuePosition(after: number): { after: number; after_rank: number } {
+    if (after === 0) return { after: 0, after_rank: Number.MIN_SAFE_INTEGER };
+    const rank = q.queueRank.get(after) ?? 0;
+    return rank < 0 ? { after: 0, after_rank: rank } : { after, after_rank: 0 };
+  }
+
   // Runs inside a transaction. The item is reserved for the expert it is shown to (a fresh draft
   // keeps the queue from handing it to others, see CLAIM_MINUTES); the reserving statement returns
   // the expert's annotation of it, which the workspace shows.
   function handOut(datasetId: number, userId: number, overlap: number, after: number): HandedOut | null {
-    const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), after: from })?.id;
+    const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), ...queuePosition(from) })?.id;
     const id = next(after) ?? (after > 0 ? next(0) : undefined); // wrap around after skipping
     if (id === undefined) return null;
     const annotation = q.claim.get({ response: id, ds: datasetId, me: userId }) ?? q.mine.get(id, userId)!;
@@ -140,7 +148,7 @@ export function labelService(db: DB, audit: AuditQueries) {
 
     /** The item the queue would hand this expert next, without reserving it (for pages a GET shows); null when done. */
     peekNext(datasetId: number, userId: number, overlap: number): number | null {
-      return q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), after: 0 })?.id ?? null;
+      return q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), ...queuePosition(0) })?.id ?? null;
     },
 
     /** The next item for this expert (after `after`, wrapping around), reserved for them; null when the queue is done. */

@@ -36,6 +36,8 @@ beforeAll(async () => {
   admin = await setupAdmin(app);
   seeded.small = await seedScaleDataset(app, 'small', 6, 2);
   seeded.large = await seedScaleDataset(app, 'large', 60, 4);
+  // An estimation sample in each, so the calibration page's true score and the overview's line run in full.
+  for (const s of [seeded.small, seeded.large]) app.ctx.estimates.draw(null, s.datasetId, { system: null, size: 3, seed: 1, systems: ['v1', 'v2'] });
 }, 60_000);
 afterAll(async () => { await app.close(); });
 
@@ -61,6 +63,7 @@ const PAGES: [string, (s: Seeded) => string][] = [
   ['review item', (s) => `/runs/${s.runId}/review/${s.responseId}`],
   ['calibration report', (s) => `/datasets/${s.datasetId}/calibration?criterion=${s.criterionId}&run=${s.runId}`],
   ['calibration report, suggested pair', (s) => `/datasets/${s.datasetId}/calibration`],
+  ['calibration report, true score of one system compared', (s) => `/datasets/${s.datasetId}/calibration?criterion=${s.criterionId}&run=${s.runId}&system=v2&a=v2&b=v1&h=0.1`],
   ['metrics', (s) => `/datasets/${s.datasetId}/metrics`],
   ['compare two runs', (s) => `/datasets/${s.datasetId}/compare?a=${s.firstRunId}&b=${s.runId}&criterion=${s.criterionId}`],
   ['run progress', (s) => `/runs/${s.runId}/progress`],
@@ -109,5 +112,15 @@ describe('query plans', () => {
         .map((r) => r.detail).join(' | ');
     };
     for (const filter of [{}, { status: 'draft' }, { authorId: 1 }]) expect(plan(filter)).not.toContain('TEMP B-TREE FOR ORDER BY');
+  });
+
+  it('hands out the next item from the queue index, sampled items first, without sorting', () => {
+    const plan = (app.ctx.db.prepare(`EXPLAIN QUERY PLAN ${app.ctx.labels.queries.next.source}`)
+      .all({ ds: seeded.large.datasetId, me: 1, overlap: 2, cutoff: '', after: 0, after_rank: Number.MIN_SAFE_INTEGER }) as { detail: string }[]).map((r) => r.detail);
+    const scans = plan.filter((d) => /\b(SCAN|SEARCH) r\b/.test(d));
+    expect(scans).toHaveLength(2);
+    expect(scans[0]).toMatch(/SEARCH r USING (COVERING )?INDEX response_sampled_queue \(dataset_id=\? AND n_submitted<\?\)/);
+    expect(scans[1]).toMatch(/SEARCH r USING (COVERING )?INDEX response_queue \(dataset_id=\? AND queue_rank=\? AND n_submitted<\?\)/);
+    expect(plan.join(' | ')).not.toContain('TEMP B-TREE');
   });
 });

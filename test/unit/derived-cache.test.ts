@@ -54,6 +54,9 @@ const CHANGES: [string, () => void][] = [
   ['a labelled response deleted (cascade)', () => db.prepare('DELETE FROM response WHERE id = ?').run(ids(hr)[2])],
   ['an expert renamed', () => db.prepare("UPDATE user SET name = 'Li Wei' WHERE id = ?").run(expert)],
   ['an expert disabled', () => db.prepare('UPDATE user SET disabled = 1 WHERE id = ?').run(expert)],
+  ['an estimation sample drawn', () => { ctx.estimates.draw(null, hr, { system: null, size: 1, seed: 1, systems: [''] }); }],
+  ['an estimation sample extended', () => { ctx.estimates.extend(null, ctx.estimates.samples(hr)[0]!.id, { size: 1, seed: 2 }); }],
+  ['an estimation sample deleted', () => db.prepare('DELETE FROM estimation_sample WHERE dataset_id = ?').run(hr)],
   ['the run deleted (its scores by cascade)', () => db.prepare('DELETE FROM run WHERE id = ?').run(run)],
 ];
 

@@ -33,9 +33,11 @@ function Figure({ ctx, name, value, report, pct }: { ctx: PageContext; name: str
   );
 }
 
-export function ReportBody({ ctx, dataset, state, report, points, curve, looks = null }: {
+export function ReportBody({ ctx, dataset, state, report, points, curve, looks = null, lead }: {
   ctx: PageContext; dataset: DatasetRow; state: ReportState; report: CalibrationReport; points: ChartPoint[];
   curve: { threshold: number; kappa: number | null }[] | null; looks?: HoldoutLookView | null;
+  /** What leads the report: the true-score section (views/pages/estimate.tsx). */
+  lead?: preact.VNode | null;
 }) {
   const { t } = ctx;
   const c = state.criterion;
@@ -44,6 +46,7 @@ export function ReportBody({ ctx, dataset, state, report, points, curve, looks =
   const binary = report.kind === 'binary' ? report : null;
   return (
     <div id="report" aria-live="polite">
+      {lead}
       <p><a class="btn small" href={`/runs/${state.run.id}/review?criterion=${state.criterion.id}&part=${state.part}&threshold=${state.threshold}`}>{t('calib.review')}</a></p>
       {!report.meaningful && <div class="alert" role="status">{t('calib.not_meaningful', { n: report.n })}</div>}
       {looks && <HoldoutLookNote ctx={ctx} looks={looks} />}

@@ -189,9 +189,9 @@ function LabellingBar({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetR
   );
 }
 
-export function DatasetPage({ ctx, dataset, list, state, quickAdd, labelling }: {
+export function DatasetPage({ ctx, dataset, list, state, quickAdd, labelling, trueScore }: {
   ctx: PageContext; dataset: DatasetRow; list: SampleList; state: ListState; quickAdd?: { values?: QuickAddValues; errors?: FieldErrors };
-  labelling: LabellingSummary;
+  labelling: LabellingSummary; trueScore?: preact.VNode | null;
 }) {
   const { t } = ctx;
   const canWrite = can(ctx.user?.role, 'expert') && !dataset.archived;
@@ -212,6 +212,7 @@ export function DatasetPage({ ctx, dataset, list, state, quickAdd, labelling }: 
       </div>
       <LabellingBar ctx={ctx} dataset={dataset} s={labelling} />
       <WaitingCard ctx={ctx} dataset={dataset} s={labelling} />
+      {trueScore}
       {canWrite && <QuickAddForm ctx={ctx} dataset={dataset} values={quickAdd?.values} errors={quickAdd?.errors} />}
       <section aria-labelledby="samples-heading">
         <h2 id="samples-heading">{t('samples.title')}</h2>
