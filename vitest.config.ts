@@ -7,7 +7,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/browser/**'], testTimeout: 30_000, hookTimeout: 60_000 },
+        test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/browser/**'], testTimeout: 60_000, hookTimeout: 60_000 },
       },
       {
         extends: true,

@@ -99,4 +99,6 @@ export const enEstimate = {
   'est.err_empty_frame': 'There is nothing left to draw: every response is already in the sample or used as a few-shot example.',
   'est.err_sample_changed': 'Sample #{id} has changed since this page was loaded (it now has {n} items): look at the planner again.',
   'est.err_no_such_sample': 'There is no sample #{id} in this dataset.',
+  'audit.act.dataset.estimation_sample_draw': 'drew an estimation sample in {thing}',
+  'audit.act.dataset.estimation_sample_extend': 'extended an estimation sample in {thing}',
 } as const;

@@ -101,4 +101,6 @@ export const zhEstimate: Record<keyof typeof enEstimate, string> = {
   'est.err_empty_frame': '已没有可抽取的回答：所有回答都已在样本中，或被用作少样本示例。',
   'est.err_sample_changed': '样本 #{id} 在页面加载后已有变化（现有 {n} 条）：请重新查看估算结果。',
   'est.err_no_such_sample': '这个数据集中没有样本 #{id}。',
+  'audit.act.dataset.estimation_sample_draw': '在 {thing} 中抽取了估算样本',
+  'audit.act.dataset.estimation_sample_extend': '在 {thing} 中扩充了估算样本',
 };
