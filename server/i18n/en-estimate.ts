@@ -74,6 +74,7 @@ export const enEstimate = {
   'est.compare_b': 'B',
   'est.compare': 'Compare',
   'est.difference': 'Difference A − B',
+  'est.verdict': 'What it says',
   'est.verdict_a_higher': '{a} is higher',
   'est.verdict_b_higher': '{b} is higher',
   'est.verdict_no_difference': 'no difference shown (the interval contains 0)',

@@ -76,6 +76,7 @@ export const zhEstimate: Record<keyof typeof enEstimate, string> = {
   'est.compare_b': 'B',
   'est.compare': '比较',
   'est.difference': '差值 A − B',
+  'est.verdict': '结论',
   'est.verdict_a_higher': '{a} 更高',
   'est.verdict_b_higher': '{b} 更高',
   'est.verdict_no_difference': '看不出差异（区间包含 0）',

@@ -106,7 +106,7 @@ describe('the true score, from drawing a sample to the three intervals', () => {
     const sampled = app.ctx.estimates.queries.items.all(1).map((it) => it.response_id);
     expect(sampled).toHaveLength(SAMPLE);
     await expert.goto(`${app.url}/datasets/${datasetId}`);
-    await expert.getByRole('link', { name: en('label.start') }).click();
+    await expert.getByRole('button', { name: en('label.start') }).click();
     const seen: number[] = [];
     for (let k = 0; k < SAMPLE; k++) {
       const ws = expert.locator('#workspace[data-response]');

@@ -232,7 +232,7 @@ function Compare({ ctx, m }: { ctx: PageContext; m: EstimateSectionModel }) {
       </form>
       {a === b ? <p>{t('est.compare_same')}</p> : result && <>
         <table class="table">
-          <thead><tr><th scope="col">{t('est.difference')}</th><th scope="col" class="num">{t('calib.value')}</th><th scope="col" class="num">{t('calib.ci')}</th><th scope="col">{''}</th></tr></thead>
+          <thead><tr><th scope="col">{t('est.difference')}</th><th scope="col" class="num">{t('calib.value')}</th><th scope="col" class="num">{t('calib.ci')}</th><th scope="col">{t('est.verdict')}</th></tr></thead>
           <tbody>
             <tr><th scope="row">{t('est.corrected')}</th><td class="num strong">{result.corrected.estimate === null ? '—' : signed(result.corrected.estimate)}</td>
               <td class="num">{ci(result.corrected)}</td><td>{verdictText(ctx, result.corrected.verdict, a, b)}</td></tr>
