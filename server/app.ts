@@ -29,6 +29,13 @@ import { calibrationRoutes } from './calibration/routes.ts';
 import { labRoutes } from './calibration/lab-routes.ts';
 import { reviewRoutes } from './review/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
+import { ArchivedError } from './datasets/archived.ts';
+import { jsonTooDeep, LIMITS } from './limits.ts';
+
+/** A JSON body nested deeper than LIMITS.jsonDepth. */
+class TooDeepError extends Error {
+  readonly status = 422;
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -72,7 +79,9 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.get('/healthz', (_req, res) => { res.type('text').send('ok'); });
 
   app.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
-  app.use(express.json({ limit: '10mb' }));
+  // A body nested deeper than the limit is refused before it is parsed: parsers and serialisers
+  // recurse into it, and a deep enough one overflows the stack.
+  app.use(express.json({ limit: '10mb', verify: (_req, _res, buf) => { if (jsonTooDeep(buf, LIMITS.jsonDepth)) throw new TooDeepError(); } }));
 
   app.use(session({
     name: 'goldset.sid',
@@ -137,6 +146,19 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { status?: number; type?: string; code?: string; message?: string };
     req.t ??= translator(pickLocale(undefined, req.get('Accept-Language')));
+    // Every write path refuses an archived dataset in its service; the answer is the same everywhere.
+    if (err instanceof ArchivedError) {
+      log.info('dataset.archived_refused', { method: req.method, path: req.path, user: req.user?.id ?? null, dataset: err.datasetId });
+      if (req.path.startsWith('/api/')) return res.status(409).json({ error: 'archived', message: 'The dataset is archived and read-only.' });
+      return sendError(req, res, 409, req.t('err.dataset_archived'));
+    }
+    if ((err as { cause?: unknown })?.cause instanceof TooDeepError || err instanceof TooDeepError) {
+      log.warn('request.too_deep', { method: req.method, path: req.path, ip: req.ip });
+      if (req.path.startsWith('/api/')) {
+        return res.status(422).json({ error: 'too_deep', message: `The body nests more than ${LIMITS.jsonDepth} levels of arrays and objects.`, field: 'body' });
+      }
+      return sendError(req, res, 422, req.t('err.too_deep', { limit: LIMITS.jsonDepth }));
+    }
     if (req.path.startsWith('/api/')) {
       const status = e.type === 'entity.too.large' ? 413 : e.type === 'entity.parse.failed' ? 422 : (e.status ?? 500);
       if (status >= 500) log.error('api.failed', { path: req.path, message: e.message, stack: (err as Error)?.stack });

@@ -83,6 +83,7 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   if (!result.ok) {
     if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
     if (result.scoreError) throw new UsageError(result.scoreError);
+    if (result.criterionError) throw new UsageError(`human.${result.criterionError.criterion}: ${translator('en')(result.criterionError.key, result.criterionError.params)}`);
     const lines = result.labelErrors
       ? result.labelErrors.map((e) => `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'`)
       : result.errors.map((e) => e.message);

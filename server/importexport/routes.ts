@@ -54,7 +54,9 @@ export function importExportRoutes(app: AppContext): Router {
       const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
-        const errors = result.scoreError ? [result.scoreError] : result.labelErrors
+        const errors = result.scoreError ? [result.scoreError]
+          : result.criterionError ? [`human.${result.criterionError.criterion}: ${req.t(result.criterionError.key, result.criterionError.params)}`]
+          : result.labelErrors
           ? result.labelErrors.map((e) => req.t('import.label_error', { line: e.line, criterion: e.criterion, value: e.value, kind: req.t(`kind.${e.kind}`) }))
           : result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
         return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.totalErrors - errors.length } }), 422);

@@ -10,6 +10,7 @@ import type { PromptStore } from './prompt-store.ts';
 import type { MetricRegistry } from './registry.ts';
 import type { Language, MetricDefinition, PromptInUse, ScoreResult, ScoringItem } from './types.ts';
 import { runQueries, type RunRow, type Selection } from './run-queries.ts';
+import { writableGuard } from '../datasets/archived.ts';
 
 export class RunError extends Error {
   constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'no_items' | 'bad_prompt_version', message: string) { super(message); }
@@ -25,6 +26,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
   const itemOf = db.prepare<[number], { answer: string; retrieved_contexts: string; question: string; ground_truth: string; reference_contexts: string }>(`
     SELECT r.answer, r.retrieved_contexts, s.question, s.ground_truth, s.reference_contexts FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`);
   const languageOf = db.prepare<[number]>('SELECT language FROM dataset WHERE id = ?').pluck();
+  const writable = writableGuard(db);
 
   function item(responseId: number): ScoringItem | null {
     const row = itemOf.get(responseId);
@@ -97,6 +99,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
 
     /** Creates a goldset run (queued); the prompts it will use are frozen into the run now. */
     create(actorId: number | null, datasetId: number, input: { name: string; metricKey: string; promptVersion?: number | undefined; concurrency?: number | undefined; selection?: Selection; prompts?: Record<string, PromptInUse> }): RunRow {
+      writable(datasetId);
       const metric = deps.registry.get(datasetId, input.metricKey);
       if (!metric) throw new RunError('unknown_metric', `unknown metric ${input.metricKey}`);
       const settings = deps.settings.effective();

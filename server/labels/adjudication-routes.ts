@@ -8,15 +8,17 @@ import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { goldValue } from './gold.ts';
+import { LIMITS } from '../limits.ts';
 import { LabelConflict, LabelError } from './service.ts';
 import { DisagreementsPage, ResponsePage, type Slot } from '../../views/pages/adjudication.tsx';
 
 const AdjudicateForm = z.object({
   criterion: z.coerce.number().int().positive(),
   context_index: z.coerce.number().int().min(-1),
-  value: z.string().max(200),
-  reason: z.string().trim().max(4000),
-  version: z.coerce.number().int().positive().or(z.literal('')).catch(''),
+  value: z.string().max(LIMITS.labelValue),
+  reason: z.string().trim().max(LIMITS.reason),
+  // The adjudication version the form showed; 0 (or missing) when it showed none yet.
+  version: z.coerce.number().int().min(0).catch(0),
 });
 const PAGE = 50;
 
@@ -62,7 +64,7 @@ export function adjudicationRoutes(app: AppContext): Router {
     const validIndex = criterion.target === 'context' ? form.data.context_index >= 0 && form.data.context_index < nContexts : form.data.context_index === -1;
     if (!validIndex) return renderResponse(req, res, response.id, { _form: req.t('err.label_context_range') }, 422);
     try {
-      labels.adjudicate(req.user!.id, criterion, response.id, form.data.context_index, form.data.value, form.data.reason, form.data.version === '' ? null : form.data.version);
+      labels.adjudicate(req.user!.id, criterion, response.id, form.data.context_index, form.data.value, form.data.reason, form.data.version);
       req.session.flash = req.t('flash.adjudicated');
       res.redirect(303, `/responses/${response.id}#c-${criterion.id}-${form.data.context_index}`);
     } catch (err) {

@@ -108,6 +108,7 @@ export function labelQueries(db: DB) {
     clearMembers: db.prepare<[number]>('DELETE FROM dataset_member WHERE dataset_id = ?'),
     insertMember: db.prepare('INSERT INTO dataset_member (dataset_id, user_id, can_label, can_adjudicate) VALUES (?, ?, ?, ?)'),
     setOverlap: db.prepare<[number, number]>('UPDATE dataset SET overlap = ? WHERE id = ?'),
+    bumpDatasetVersion: db.prepare<[number, number]>('UPDATE dataset SET version = version + 1 WHERE id = ? AND version = ?'),
   };
   return s;
 }

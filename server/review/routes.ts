@@ -20,15 +20,21 @@ import { readState, stateQuery, type QueueState } from './state.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { reviewText } from './text.ts';
 import { systemNames } from '../responses/queries.ts';
+import { LIMITS } from '../limits.ts';
+import { VerdictConflict } from '../calibration/service.ts';
+import { LabelConflict } from '../labels/service.ts';
 
 const PAGE = 50;
-export const NOTE_MAX = 2000;
+export const NOTE_MAX = LIMITS.note;
 
 const VerdictForm = z.object({
   verdict: z.enum(VERDICTS, { error: 'review.err_verdict' }),
   note: z.string({ error: 'err.invalid' }).trim().max(NOTE_MAX, { error: 'review.err_note_long' }).default(''),
-  gold: z.string({ error: 'err.invalid' }).max(200, { error: 'review.err_gold' }).default(''),
+  gold: z.string({ error: 'err.invalid' }).max(LIMITS.labelValue, { error: 'review.err_gold' }).default(''),
   next: z.string().optional(),
+  // The versions the form showed of the verdict and of the gold value's adjudication (0: none yet).
+  verdict_version: z.coerce.number().int().min(0).catch(0),
+  gold_version: z.coerce.number().int().min(0).catch(0),
 });
 
 function parseTrace(json: string | null): Trace | null {
@@ -164,10 +170,18 @@ export function reviewRoutes(app: AppContext): Router {
       }
     }
 
-    app.db.transaction(() => {
-      calibration.setVerdict(req.user!.id, { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, verdict, note });
-      if (correction !== null) labels.adjudicate(req.user!.id, criterion, response.id, -1, correction, note, null);
-    })();
+    try {
+      app.db.transaction(() => {
+        calibration.setVerdict(req.user!.id, { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, verdict, note },
+          form.data.verdict_version);
+        if (correction !== null) labels.adjudicate(req.user!.id, criterion, response.id, -1, correction, note, form.data.gold_version);
+      })();
+    } catch (err) {
+      if (!(err instanceof VerdictConflict || err instanceof LabelConflict)) throw err;
+      // Someone else decided meanwhile: the page shows what they recorded, and keeps this reviewer's choice in the form.
+      app.log.info('review.conflict', { run: run.id, response: response.id, user: req.user!.id });
+      return renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_conflict') } }, 409);
+    }
     app.log.info('review.verdict', { run: run.id, response: response.id, criterion: criterion.id, verdict, corrected: correction !== null, user: req.user!.id });
     req.session.flash = rt(correction !== null ? 'review.flash_corrected' : 'review.flash_saved');
     // "Save and next": the item after this one in the queue as it was before saving; the queue itself after the last one.

@@ -18,6 +18,8 @@ export interface SampleRow {
   status: SampleStatus;
   author_id: number | null;
   author_email: string | null;
+  /** Who last changed the content, when someone other than the author did (migration 0014). */
+  last_editor_id: number | null;
   approved_by: number | null;
   approver_email: string | null;
   approved_at: string | null;
@@ -100,7 +102,7 @@ export function sampleQueries(db: DB) {
       VALUES (@datasetId, @questionKey, @question, @groundTruth, @referenceContexts, @tags, @source, @notes, @authorId)`),
     update: db.prepare(`UPDATE sample SET question_key = @questionKey, question = @question, ground_truth = @groundTruth,
       reference_contexts = @referenceContexts, tags = @tags, source = @source, notes = @notes, status = @status,
-      approved_by = @approvedBy, approved_at = @approvedAt, version = version + 1,
+      approved_by = @approvedBy, approved_at = @approvedAt, last_editor_id = @lastEditorId, version = version + 1,
       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = @id AND version = @version`),
     insertRevision: db.prepare(`INSERT INTO sample_revision (sample_id, version, snapshot, edited_by, edited_at)
       VALUES (@sampleId, @version, @snapshot, @editedBy, @editedAt)`),

@@ -2,7 +2,8 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
+import { listOf, parseForm, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
+import { LIMITS } from '../limits.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -13,13 +14,12 @@ import { DatasetPage, QuickAddForm } from '../../views/pages/dataset.tsx';
 import { formValues, SamplePage, type SampleFormValues } from '../../views/pages/sample.tsx';
 
 const SampleForm = z.object({
-  question: text(8000, 1),
-  ground_truth: text(20000),
-  reference_contexts: z.string().max(200_000, { error: 'err.too_long' }).default('').transform(splitBlocks),
-  tags: z.string().max(2000, { error: 'err.too_long' }).default('').transform(splitTags)
-    .refine((tags) => tags.every((t) => t.length <= 60), { error: 'err.tag_too_long' }),
-  source: text(200).default(''),
-  notes: text(8000).default(''),
+  question: text(LIMITS.question, 1),
+  ground_truth: text(LIMITS.groundTruth),
+  reference_contexts: listOf(splitBlocks, LIMITS.contexts, LIMITS.context),
+  tags: listOf(splitTags, LIMITS.tags, LIMITS.tag),
+  source: text(LIMITS.source).default(''),
+  notes: text(LIMITS.notes).default(''),
 });
 const EditForm = SampleForm.extend({ version: z.coerce.number().int().min(1) });
 const StatusForm = z.object({ version: z.coerce.number().int().min(1), action: z.enum(['submit', 'approve', 'reopen']) });

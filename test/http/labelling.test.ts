@@ -68,7 +68,7 @@ describe('labelling workspace', () => {
   it('shows a pending flash message on the full labelling page', async () => {
     const { correct } = await addCriteria(admin);
     // Saving a criterion leaves "Saved." for the next page; here that page is the labelling queue.
-    expect((await admin.post(`/criteria/${correct}`, { guidelines: 'Right and complete?', options: 'Correct\nWrong' })).status).toBe(303);
+    expect((await admin.post(`/criteria/${correct}`, { guidelines: 'Right and complete?', options: 'Correct\nWrong', version: app.ctx.criteria.get(correct)!.version })).status).toBe(303);
     const page = await admin.get(`/datasets/${datasetId}/label`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('<div class="flash" role="status">Saved.</div>');
@@ -173,7 +173,7 @@ describe('labelling workspace', () => {
     const b = await loginAs(app, 'b@example.com', 'expert');
     await admin.get(`/datasets/${datasetId}/assignment`);
     const aId = app.ctx.users.queries.byEmail('a@example.com')!.id;
-    expect((await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, label: String(aId) })).status).toBe(303);
+    expect((await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, label: String(aId), version: app.ctx.datasets.get(datasetId)!.version })).status).toBe(303);
     expect((await a.get(`/datasets/${datasetId}/label`)).status).toBe(200);
     expect((await b.get(`/datasets/${datasetId}/label`)).status).toBe(403);
     const res = await b.post(`/responses/${responseIds()[0]}/label`, { c1: '1' });
@@ -187,7 +187,7 @@ describe('queues and overlap', () => {
   it('gives each expert the items they have not labelled, fewest labels first, until the overlap is met', async () => {
     const { correct } = await addCriteria(admin);
     await admin.get(`/datasets/${datasetId}/assignment`);
-    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, version: app.ctx.datasets.get(datasetId)!.version });
     const [r1, r2, r3] = responseIds();
     const a = await loginAs(app, 'a@example.com', 'expert');
     const b = await loginAs(app, 'b@example.com', 'expert');
@@ -214,7 +214,7 @@ describe('disagreements and adjudication', () => {
   async function twoExpertsDisagree() {
     const { correct } = await addCriteria(admin);
     await admin.get(`/datasets/${datasetId}/assignment`);
-    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, version: app.ctx.datasets.get(datasetId)!.version });
     const r1 = responseIds()[0]!;
     const a = await loginAs(app, 'a@example.com', 'expert');
     const b = await loginAs(app, 'b@example.com', 'expert');

@@ -218,7 +218,7 @@ describe('verdicts', () => {
     expect(auditCount('run', 'review_verdict')).toBe(auditsBefore + 3);
 
     // Changing a verdict updates the one row and is audited with what it was.
-    expect((await expert.post(`/runs/${ragas}/review/${ids[5]}?${q()}`, { verdict: 'expert_right', note: 'On second thought.' })).status).toBe(303);
+    expect((await expert.post(`/runs/${ragas}/review/${ids[5]}?${q()}`, { verdict: 'expert_right', note: 'On second thought.', verdict_version: 1 })).status).toBe(303);
     expect(app.ctx.db.prepare('SELECT count(*) FROM review_verdict WHERE response_id = ?').pluck().get(ids[5])).toBe(1);
     const last = app.ctx.db.prepare("SELECT before, after FROM audit_event WHERE action = 'review_verdict' ORDER BY id DESC LIMIT 1").get() as { before: string; after: string };
     expect(JSON.parse(last.before)).toMatchObject({ verdict: 'judge_right' });
@@ -380,7 +380,7 @@ describe('disagreement per kind of criterion', () => {
   });
 
   it('keeps an item with a verdict under that verdict when it agrees now', () => {
-    const verdicts = new Map<number, VerdictRow>([[2, { response_id: 2, verdict: 'judge_right', note: '', reviewer_email: 'a@b.c', updated_at: '' }]]);
+    const verdicts = new Map<number, VerdictRow>([[2, { response_id: 2, verdict: 'judge_right', note: '', reviewer_email: 'a@b.c', updated_at: '', version: 1 }]]);
     const q = buildQueue(criterion('binary'), [pair(1, 0.9, '0'), pair(2, 0.9, '1')], verdicts, 0.5, { ...none, verdict: 'any' });
     expect(q.items.map((x) => [x.id, x.disagrees])).toEqual([[1, true], [2, false]]);
     expect(q.counts).toMatchObject({ none: 1, judge_right: 1, any: 2 });

@@ -323,6 +323,8 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
             {dataset.archived ? <p class="hint">{r('review.archived')}</p> : !canRecord ? <p class="hint">{r('review.read_only')}</p> : (
               <form method="post" action={`${base}/${response.id}?${q}`} novalidate aria-labelledby="verdict-form-heading">
                 <Csrf token={ctx.csrfToken} />
+                <input type="hidden" name="verdict_version" value={item.verdict?.version ?? 0} />
+                <input type="hidden" name="gold_version" value={item.adjudication?.version ?? 0} />
                 <h3 id="verdict-form-heading">{r('review.form_title')}</h3>
                 {errors?._form && <div class="alert" role="alert">{errors._form}</div>}
                 <fieldset class={errors?.verdict ? 'criterion has-error' : 'criterion'} aria-describedby={errors?.verdict ? 'rv-verdict-error' : undefined}>
