@@ -17,6 +17,8 @@ import { sampleRoutes } from './samples/routes.ts';
 import { importExportRoutes, UPLOAD_PATH } from './importexport/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { sessionSecret } from './http/secret.ts';
+import { readCookie } from './http/cookies.ts';
+import { LOCALE_COOKIE } from './auth/routes.ts';
 import { criterionRoutes } from './criteria/routes.ts';
 import { labelRoutes } from './labels/routes.ts';
 import { adjudicationRoutes } from './labels/adjudication-routes.ts';
@@ -83,10 +85,13 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   // recurse into it, and a deep enough one overflows the stack.
   app.use(express.json({ limit: '10mb', verify: (_req, _res, buf) => { if (jsonTooDeep(buf, LIMITS.jsonDepth)) throw new TooDeepError(); } }));
 
+  const secret = sessionSecret(ctx.db, config.sessionSecret);
+  // A session is stored only once something needs it (a sign-in): saveUninitialized is off, and
+  // nothing writes into an anonymous visitor's session (CSRF and language use cookies then).
   app.use(session({
     name: 'goldset.sid',
     store: ctx.sessionStore,
-    secret: sessionSecret(ctx.db, config.sessionSecret),
+    secret,
     resave: false,
     saveUninitialized: false,
     rolling: true,
@@ -98,7 +103,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
     const row = req.session.userId ? ctx.users.queries.byId(req.session.userId) : undefined;
     req.user = row && !row.disabled ? { id: row.id, email: row.email, name: row.name, role: row.role, locale: row.locale } : null;
     if (req.session.userId && !req.user) delete req.session.userId;
-    req.locale = pickLocale(req.user?.locale ?? req.session.locale, req.get('Accept-Language'));
+    req.locale = pickLocale(req.user?.locale ?? readCookie(req, LOCALE_COOKIE), req.get('Accept-Language'));
     req.t = translator(req.locale);
     next();
   });
@@ -109,7 +114,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.post(UPLOAD_PATH, (req: Request, res: Response, next: NextFunction) =>
     can(req.user?.role, 'expert') ? upload.single('file')(req, res, next) : next());
 
-  app.use(csrfProtection(log));
+  app.use(csrfProtection(log, secret, config.secureCookies));
 
   // Until the first admin exists, nothing but the setup page is reachable.
   app.use((req: Request, res: Response, next: NextFunction) => {

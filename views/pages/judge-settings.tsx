@@ -5,11 +5,14 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { PublicJudgeSettings } from '../../server/judge/settings.ts';
 import { presets } from '../../server/llm/presets.ts';
 
-export function ConnectionResult({ ctx, result }: { ctx: PageContext; result: { ok: true; model: string } | { ok: false; kind: string; message: string } }) {
+export function ConnectionResult({ ctx, result, keyWithheld }: {
+  ctx: PageContext; result: { ok: true; model: string } | { ok: false; kind: string; message: string }; keyWithheld?: boolean;
+}) {
   const { t } = ctx;
   return (
     <div id="connection-result" class={result.ok ? 'flash' : 'alert'} role="status">
       {result.ok ? t('judge.connection_ok', { model: result.model }) : <><strong>{t(`judge.conn_${result.kind}` as 'judge.conn_other')}</strong> <span class="sub">{result.message}</span></>}
+      {keyWithheld && <p class="sub">{t('judge.key_withheld')}</p>}
     </div>
   );
 }
@@ -34,10 +37,10 @@ export function JudgeSettingsPage({ ctx, settings, errors }: { ctx: PageContext;
             ))}
           </select>
         </Field>
-        <Field name="base_url" label={t('judge.base_url')} errors={errors}>
+        <Field name="base_url" label={t('judge.base_url')} errors={errors} hint={s.url_has_credentials ? t('judge.url_credentials_hidden') : undefined}>
           <input id="f-base_url" name="base_url" type="url" required value={s.base_url} placeholder="https://api.openai.com/v1" />
         </Field>
-        <Field name="api_key" label={t('judge.api_key')} errors={errors} hint={s.api_key_set ? t('judge.key_set') : t('judge.key_not_set')}>
+        <Field name="api_key" label={t('judge.api_key')} errors={errors} hint={s.api_key_set ? t('judge.key_set_bound') : t('judge.key_not_set')}>
           <input id="f-api_key" name="api_key" type="password" autocomplete="off" value="" placeholder={s.api_key_set ? '••••••••' : ''} />
         </Field>
         {s.api_key_set && <div class="field checkbox"><input id="f-clear_key" type="checkbox" name="clear_key" value="1" /><label for="f-clear_key">{t('judge.clear_key')}</label></div>}
