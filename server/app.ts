@@ -177,7 +177,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
       return sendError(req, res, 413, req.t('err.too_large', { mb: Math.round(config.maxUploadBytes / 1024 / 1024) }));
     }
     if (e.type === 'entity.parse.failed' || (e.status && e.status >= 400 && e.status < 500)) {
-      log.warn('request.bad', { path: req.path, message: e.message });
+      // Not the parser's message: it quotes the body, which may hold a password.
+      log.warn('request.bad', { path: req.path, type: e.type ?? null, status: e.status ?? null });
       return sendError(req, res, e.status ?? 400, req.t('err.bad_request'));
     }
     log.error('request.failed', { path: req.path, message: e.message, stack: (err as Error)?.stack });

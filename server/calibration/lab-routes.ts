@@ -13,6 +13,7 @@ import { RunError } from '../judge/runner.ts';
 import { holdoutPart } from './holdout.ts';
 import { comparePromptVersions } from './compare.ts';
 import { exampleItems } from './service.ts';
+import { LIMITS } from '../limits.ts';
 import { ComparePage, PromptLabPage, type ExampleCandidate, type LabState } from '../../views/pages/prompt-lab.tsx';
 
 const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown(), response_id: z.number().int().optional() }).loose());
@@ -35,7 +36,9 @@ export function labRoutes(app: AppContext): Router {
 
   /** The candidates for few-shot examples: their question, answer and the first expert note, in one query. */
   const candidateRows = app.db.prepare<[string], { id: number; question: string; answer: string; rationale: string | null; corrected_answer: string | null }>(`
-    SELECT r.id, s.question, r.answer, f.rationale, f.corrected_answer FROM response r JOIN sample s ON s.id = r.sample_id
+    SELECT r.id, substr(s.question, 1, ${LIMITS.question}) AS question, substr(r.answer, 1, ${LIMITS.answer}) AS answer,
+      substr(f.rationale, 1, ${LIMITS.rationale}) AS rationale, substr(f.corrected_answer, 1, ${LIMITS.correctedAnswer}) AS corrected_answer
+    FROM response r JOIN sample s ON s.id = r.sample_id
     LEFT JOIN annotation f ON f.id = (SELECT a.id FROM annotation a WHERE a.response_id = r.id AND a.state = 'submitted'
       AND (a.rationale <> '' OR a.corrected_answer <> '') ORDER BY a.submitted_at LIMIT 1)
     WHERE r.id IN (SELECT value FROM json_each(?))`);

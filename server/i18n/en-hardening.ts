@@ -27,4 +27,9 @@ export const enHardening = {
   'users.copied': 'Copied',
   'users.reissue': 'New link',
   'users.reissue_for': 'New invitation link for {email}',
+  'trace.raw_cut': 'The reply had {total} characters; only the first {kept} are kept (the score was computed from the whole reply).',
+  'trace.parsed_cut': 'The parsed reply had {total} characters as JSON, more than the {limit} kept; it is not stored.',
+  'trace.messages_cut': '{n} prompt messages were longer than {limit} characters; only their beginning is kept.',
+  'samples.oversized': 'This sample holds texts longer than goldset\'s limits (it was stored before they existed). It is shown cut and cannot be edited or compared here; the goldset JSONL export holds it whole.',
+  'samples.approve_other_edit': 'You last changed this sample: another expert must approve it.',
 } as const;

@@ -28,4 +28,9 @@ export const zhHardening: Record<keyof typeof enHardening, string> = {
   'users.copied': '已复制',
   'users.reissue': '新链接',
   'users.reissue_for': '为 {email} 生成新的邀请链接',
+  'trace.raw_cut': '回复共 {total} 个字符，只保存了前 {kept} 个（分数按完整回复计算）。',
+  'trace.parsed_cut': '解析后的回复（JSON）共 {total} 个字符，超过保存上限 {limit}，因此未保存。',
+  'trace.messages_cut': '有 {n} 条提示消息超过 {limit} 个字符，只保存了开头部分。',
+  'samples.oversized': '该样本中的文本超过了 goldset 的长度上限（在设立上限之前保存）。此处只显示截断后的内容，不能编辑或比较版本；goldset JSONL 导出中保存有完整内容。',
+  'samples.approve_other_edit': '这个样本最后由你修改，需要由其他专家审核通过。',
 };

@@ -14,6 +14,7 @@ import { redirectAfterPost, sendDocument } from '../http/render.ts';
 import { can, requireRole, requireUser } from '../http/security.ts';
 import type { RunRow } from '../judge/run-queries.ts';
 import type { Trace } from '../judge/types.ts';
+import { boundTrace } from '../judge/stored-trace.ts';
 import { ReviewItemPage, ReviewQueuePage, type ReviewItem } from '../../views/pages/review.tsx';
 import { buildQueue, comparer, neighbours, reviewQueries, VERDICTS, type Queue } from './queue.ts';
 import { readState, stateQuery, type QueueState } from './state.ts';
@@ -41,7 +42,9 @@ function parseTrace(json: string | null): Trace | null {
   if (!json) return null;
   try {
     const t = JSON.parse(json) as Partial<Trace>;
-    return { steps: Array.isArray(t.steps) ? t.steps : [], computation: typeof t.computation === 'string' ? t.computation : '', ...(t.values ? { values: t.values } : {}) };
+    // Cut to the limits on display too: traces stored before the limits existed may hold whole 10 MB replies.
+    return boundTrace({ steps: Array.isArray(t.steps) ? t.steps : [], computation: typeof t.computation === 'string' ? t.computation : '',
+      ...(t.values ? { values: t.values } : {}) });
   } catch {
     return null;
   }

@@ -35,9 +35,13 @@ export function sampleRoutes(app: AppContext): Router {
 
   function renderSample(req: Request, res: Response, sample: SampleRow, extra: { values?: SampleFormValues; errors?: FieldErrors; conflict?: SampleRow } = {}, status = 200) {
     const dataset = datasets.get(sample.dataset_id)!;
+    // A sample stored before the limits existed is shown cut, read-only, without its history and
+    // audit trail: comparing 100,000,000-character versions would cost more than anyone can read.
+    const shown = samples.queries.shown(sample.id)!;
+    const oversized = shown.oversized === 1;
     sendDocument(res, SamplePage({
-      ctx: pageContext(req), dataset, sample, values: extra.values ?? formValues(sample),
-      history: samples.history(sample.id), audit: audit.forEntity('sample', sample.id),
+      ctx: pageContext(req), dataset, sample: oversized ? shown : sample, values: oversized ? formValues(shown) : extra.values ?? formValues(sample),
+      history: oversized ? [] : samples.history(sample.id), audit: oversized ? [] : audit.forEntity('sample', sample.id), oversized,
       ...(extra.errors ? { errors: extra.errors } : {}), ...(extra.conflict ? { conflict: extra.conflict } : {}),
     }), status);
   }
@@ -66,7 +70,7 @@ export function sampleRoutes(app: AppContext): Router {
   });
 
   r.get('/samples/:id', requireUser, (req, res) => {
-    const sample = samples.get(idParam(req.params.id) ?? 0);
+    const sample = samples.queries.shown(idParam(req.params.id) ?? 0);
     if (!sample) return sendError(req, res, 404, req.t('err.not_found'));
     renderSample(req, res, sample);
   });

@@ -6,6 +6,7 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow, SampleStatus } from '../../server/samples/queries.ts';
 import { STATUSES } from '../../server/samples/queries.ts';
 import { can } from '../../server/http/security.ts';
+import { clip } from '../../server/limits.ts';
 
 export interface ListState {
   q: string;
@@ -36,9 +37,10 @@ function listUrl(datasetId: number, s: ListState, page: number): string {
   return `/datasets/${datasetId}${qs ? '?' + qs : ''}`;
 }
 
+/** The first n characters, without copying the rest (a list row may hold a long text). */
 function truncate(text: string, n: number): string {
-  const chars = [...text];
-  return chars.length > n ? chars.slice(0, n).join('') + '…' : text;
+  const cut = clip(text, n);
+  return cut.cut ? cut.text + '…' : text;
 }
 
 export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; dataset: DatasetRow; list: SampleList; state: ListState }) {

@@ -16,6 +16,7 @@ import { Highlighted } from './label.tsx';
 import { PARTS, VERDICTS, VERDICT_FILTERS, type Comparison, type QueueItem, type Verdict, type VerdictFilter } from '../../server/review/queue.ts';
 import { stateQuery, type QueueState } from '../../server/review/state.ts';
 import { reviewText, type RT } from '../../server/review/text.ts';
+import { TraceCut } from '../trace-cut.tsx';
 
 const BADGE: Record<VerdictFilter, string> = { none: 'badge', judge_right: 'badge run-running', expert_right: 'badge score-error', ambiguous: 'badge status-in_review', any: 'badge' };
 const QUESTION_CHARS = 140;
@@ -208,11 +209,14 @@ function TraceSteps({ ctx, r, steps }: { ctx: PageContext; r: RT; steps: TraceSt
             {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
           <details><summary>{t('trace.prompt')}</summary>
             {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono">{m.content}</pre></div>)}
+            <TraceCut ctx={ctx} step={step} part="messages" />
           </details>
           <h3>{t('trace.raw')}</h3>
           <pre class="mono">{step.raw ?? '—'}</pre>
+          <TraceCut ctx={ctx} step={step} part="raw" />
           <h3>{t('trace.parsed')}</h3>
           <Parsed r={r} value={step.parsed} />
+          <TraceCut ctx={ctx} step={step} part="parsed" />
           {step.error && <div class="alert">{step.error}</div>}
         </section>
       ))}
