@@ -14,6 +14,7 @@ import { cmdScore, ScoreUsageError } from './judge/cli.ts';
 import { CalibrationUsageError, cmdGate, cmdReport } from './calibration/cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { UserError } from './users/service.ts';
+import { ArchivedError } from './datasets/archived.ts';
 import { translator } from './i18n/index.ts';
 
 const USAGE = `usage: npm run goldset -- <command> [options]
@@ -23,8 +24,9 @@ commands:
          [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...] [--run NAME]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
         from a Ragas-style file into a dataset, creating it if needed
-  export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
+  export --dataset NAME --format ragas-jsonl|ragas-csv|spreadsheet-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
         ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>);
+        spreadsheet-csv: ragas-csv safe to open in Excel/LibreOffice (formula-like cells neutralised);
         goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
@@ -227,7 +229,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   const json = process.argv.includes('--json');
-  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof UsageError || err instanceof ArchivedError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ ok: false, error: message }));
   else console.error(`goldset: ${message}`);

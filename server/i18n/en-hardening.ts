@@ -32,4 +32,8 @@ export const enHardening = {
   'trace.messages_cut': '{n} prompt messages were longer than {limit} characters; only their beginning is kept.',
   'samples.oversized': 'This sample holds texts longer than goldset\'s limits (it was stored before they existed). It is shown cut and cannot be edited or compared here; the goldset JSONL export holds it whole.',
   'samples.approve_other_edit': 'You last changed this sample: another expert must approve it.',
+  'export.spreadsheet_csv': 'CSV for Excel and LibreOffice (safe to open)',
+  'export.spreadsheet_csv_hint': 'Cells that start with =, +, -, @, a tab or a line break get a leading \' so a spreadsheet shows them as text instead of running them as formulas; numbers stay numbers. UTF-8 with a BOM, so Excel reads Chinese right.',
+  'export.ragas_csv_hint': 'Exact text, for pandas.read_csv. Not for a spreadsheet: a cell such as =HYPERLINK(…) would run as a formula there.',
+  'export.labels_blind': 'Holds the experts\' labels and gold values. You label this dataset, so you see other experts\' labels only on items you have labelled yourself: ask an adjudicator or an admin for this export.',
 } as const;

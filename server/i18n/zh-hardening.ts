@@ -33,4 +33,8 @@ export const zhHardening: Record<keyof typeof enHardening, string> = {
   'trace.messages_cut': '有 {n} 条提示消息超过 {limit} 个字符，只保存了开头部分。',
   'samples.oversized': '该样本中的文本超过了 goldset 的长度上限（在设立上限之前保存）。此处只显示截断后的内容，不能编辑或比较版本；goldset JSONL 导出中保存有完整内容。',
   'samples.approve_other_edit': '这个样本最后由你修改，需要由其他专家审核通过。',
+  'export.spreadsheet_csv': '适用于 Excel 和 LibreOffice 的 CSV（可放心打开）',
+  'export.spreadsheet_csv_hint': '以 =、+、-、@、制表符或换行开头的单元格前会加一个单引号 \'，电子表格会把它们显示为文本，而不会当作公式执行；数字仍保持为数字。文件为带 BOM 的 UTF-8，Excel 可正确显示中文。',
+  'export.ragas_csv_hint': '保留原始文本，供 pandas.read_csv 读取。不要用电子表格打开：像 =HYPERLINK(…) 这样的单元格会被当作公式执行。',
+  'export.labels_blind': '此导出包含专家标注和金标准。你是该评测集的标注人员，只能看到你自己已标注条目上的其他专家标注：请向仲裁人或管理员索取此导出。',
 };

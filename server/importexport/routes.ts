@@ -1,6 +1,6 @@
 // HTTP for importing files into a dataset and downloading Ragas-compatible exports.
 import fs from 'node:fs/promises';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { pageContext, sendError } from '../http/page.ts';
@@ -21,7 +21,7 @@ const ImportForm = z.object({
   run: z.string().trim().max(80).optional().catch(undefined),
 });
 const ExportQuery = z.object({
-  format: z.enum(EXPORT_FORMATS).catch('ragas-jsonl'),
+  format: z.enum(EXPORT_FORMATS).catch('spreadsheet-csv'),
   status: z.enum(['approved', 'all']).catch('approved'),
   responses: z.literal('1').optional().catch(undefined),
 });
@@ -68,10 +68,13 @@ export function importExportRoutes(app: AppContext): Router {
     }
   });
 
+  /** Whether the user may export every expert's labels and gold values (access/permissions.ts). */
+  const mayExportLabels = (req: Request, datasetId: number) => app.access.readableItems(req.user, datasetId) === null;
+
   r.get('/datasets/:id/export', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset }));
+    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset, withLabels: mayExportLabels(req, dataset.id) }));
   });
 
   r.get('/datasets/:id/export/download', requireUser, (req, res) => {
@@ -79,6 +82,12 @@ export function importExportRoutes(app: AppContext): Router {
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const q = ExportQuery.parse(req.query);
     const responses = q.responses === '1';
+    // Exports with responses carry the gold values, goldset JSONL every expert's labels: only for
+    // whoever may read all of them, never for an expert who may still label items blind.
+    if ((responses || q.format === 'goldset-jsonl') && !mayExportLabels(req, dataset.id)) {
+      app.log.warn('authz.refused', { path: req.path, user: req.user!.id, reason: 'labels are blind to this labeller' });
+      return sendError(req, res, 403, req.t('export.labels_blind'));
+    }
     const filename = q.format === 'goldset-jsonl' ? `goldset-${dataset.id}.${EXTENSIONS[q.format]}`
       : `goldset-${dataset.id}-${q.status}${responses ? '-responses' : ''}.${EXTENSIONS[q.format]}`;
     res.type(CONTENT_TYPES[q.format]).attachment(filename);

@@ -33,8 +33,8 @@ export function adjudicationRoutes(app: AppContext): Router {
     const { annotations, labels: values } = labels.submittedFor(response.id);
     const adjudications = labels.adjudications(response.id);
     const canAdjudicate = labels.canAdjudicate(dataset.id, req.user);
-    // Experts see each other's labels only once they have submitted their own, so none is swayed by another.
-    const visible = canAdjudicate || req.user!.role === 'admin' || annotations.some((a) => a.annotator_id === req.user!.id);
+    // Whoever may still label this item sees the others' labels only after submitting their own (access/permissions.ts).
+    const visible = app.access.mayReadItemLabels(req.user, dataset.id, response.id);
     const who = new Map(annotations.map((a) => [a.id, a.annotator_email ?? '']));
     const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
     const slots: Slot[] = criteria.forDataset(dataset.id).flatMap((c) =>

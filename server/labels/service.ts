@@ -10,6 +10,8 @@ import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, 
 import { goldValue } from './gold.ts';
 import { writableGuard } from '../datasets/archived.ts';
 import { checkText, LIMITS } from '../limits.ts';
+import { accessFacts } from '../access/facts.ts';
+import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
 
 export class LabelError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
@@ -55,6 +57,7 @@ export const valueKey = (criterionId: number, contextIndex: number) => (contextI
 export function labelService(db: DB, audit: AuditQueries) {
   const q = labelQueries(db);
   const writable = writableGuard(db);
+  const facts = accessFacts(db);
   const cutoff = () => new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString();
 
   /** Checks every value against its criterion and the response's contexts; submission also needs every criterion answered. */
@@ -134,6 +137,7 @@ export function labelService(db: DB, audit: AuditQueries) {
   // keeps the queue from handing it to others, see CLAIM_MINUTES); the reserving statement returns
   // the expert's annotation of it, which the workspace shows.
   function handOut(datasetId: number, userId: number, overlap: number, after: number): HandedOut | null {
+    writable(datasetId); // handing out reserves the item (a draft)
     const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), after: from })?.id;
     const id = next(after) ?? (after > 0 ? next(0) : undefined); // wrap around after skipping
     if (id === undefined) return null;
@@ -153,16 +157,16 @@ export function labelService(db: DB, audit: AuditQueries) {
   return {
     queries: q,
 
-    /** Experts and admins label; when a dataset lists labellers, only they do. */
+    /** Whether the user may label in the dataset (the rule: access/permissions.ts mayLabel). */
     canLabel(datasetId: number, user: CurrentUser | null): boolean {
-      if (!user || user.role === 'viewer') return false;
-      if ((q.labellerCount.get(datasetId) as number) === 0) return true;
-      return q.member.get(datasetId, user.id)?.can_label === 1;
+      const st = facts.standing(user, datasetId);
+      return st !== null && mayLabel(st);
     },
 
+    /** Whether the user adjudicates the dataset (the rule: access/permissions.ts mayAdjudicate). */
     canAdjudicate(datasetId: number, user: CurrentUser | null): boolean {
-      if (!user) return false;
-      return user.role === 'admin' || (user.role === 'expert' && q.member.get(datasetId, user.id)?.can_adjudicate === 1);
+      const st = facts.standing(user, datasetId);
+      return st !== null && mayAdjudicate(st);
     },
 
     /** The next item for this expert (after `after`, wrapping around), reserved for them; null when the queue is done. */

@@ -67,12 +67,16 @@ export function reviewRoutes(app: AppContext): Router {
    * Every pair of the run (scores + gold; kept until the dataset's data changes) and the queue that
    * the state's filters select, built on every view from the pairs and the current verdicts.
    */
-  function queueFor(run: RunRow, dataset: DatasetRow, state: QueueState) {
+  function queueFor(run: RunRow, dataset: DatasetRow, state: QueueState, user: Request['user']) {
     const pairs = calibration.pairs({ criterion: state.criterion, run, part: 'all', holdoutSeed: dataset.holdout_seed });
+    // An item is in someone's queue because its gold value disagrees with the judge: that tells the
+    // gold value, so the queue holds only items whose labels the user may read (access/permissions.ts).
+    const readable = app.access.readableItems(user, dataset.id);
     const part = state.part;
+    const inPart = part === 'all' ? null : (id: number) => holdoutPart(dataset.holdout_seed, id) === part;
     const queue: Queue = buildQueue(state.criterion, pairs, calibration.verdicts(run.id, state.criterion.id), state.threshold, {
       verdict: state.verdict, system: state.system, tagged: state.tag ? q.tagged(dataset.id, state.tag) : null,
-      inPart: part === 'all' ? null : (id) => holdoutPart(dataset.holdout_seed, id) === part,
+      inPart: readable === null ? inPart : (id) => readable.has(id) && (inPart === null || inPart(id)),
     });
     return { pairs, queue };
   }
@@ -88,7 +92,7 @@ export function reviewRoutes(app: AppContext): Router {
     if (!state) {
       return sendDocument(res, ReviewQueuePage({ ...common, rows: [], counts: { none: 0, judge_right: 0, expert_right: 0, ambiguous: 0, any: 0 }, more: false, comparable: true }));
     }
-    const { queue } = queueFor(run, dataset, state);
+    const { queue } = queueFor(run, dataset, state, req.user);
     const page = queue.items.slice((state.page - 1) * PAGE, state.page * PAGE);
     const questions = q.questions(page.map((x) => x.id));
     sendDocument(res, ReviewQueuePage({ ...common, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '' })),
@@ -104,7 +108,7 @@ export function reviewRoutes(app: AppContext): Router {
     if (!response || response.dataset_id !== dataset.id) return null;
     const state = readState(req.query, responseCriteria(dataset.id));
     if (!state) return null;
-    const { pairs, queue } = queueFor(run, dataset, state);
+    const { pairs, queue } = queueFor(run, dataset, state, req.user);
     // The item need not be in the queue (filtered out, or reviewed meanwhile): its neighbours are where it would sort.
     const pair = pairs.find((p) => p.id === response.id);
     const scores = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null).map((p) => p.score!);
@@ -117,13 +121,14 @@ export function reviewRoutes(app: AppContext): Router {
     const { run, response, state, comparison } = loaded;
     const c: Criterion = state.criterion;
     const submitted = labels.submittedFor(response.id);
-    // As on the adjudication page: an expert who may still label this item does not see the others' labels first.
-    const hidden = user?.role === 'expert' && !labels.canAdjudicate(loaded.dataset.id, user) && !submitted.annotations.some((a) => a.annotator_id === user.id);
+    // As on the adjudication page: whoever may still label this item sees no labels and no gold value first (access/permissions.ts).
+    const hidden = !app.access.mayReadItemLabels(user, loaded.dataset.id, response.id);
     const { annotations, labels: values } = hidden ? { annotations: [], labels: [] } : submitted;
     const valueOf = new Map(values.filter((l) => l.criterion_id === c.id && l.context_index === -1).map((l) => [l.annotation_id, l.value]));
     const score = runner.queries.score(run.id, response.id);
     return {
-      response, comparison, score, trace: parseTrace(score?.trace ?? null),
+      // The gap and the disagreement are worked out from the gold value: not shown while it is hidden.
+      response, comparison: hidden ? { ...comparison, gap: null, disagrees: false } : comparison, score, trace: parseTrace(score?.trace ?? null),
       experts: annotations.map((a) => ({ email: a.annotator_email ?? '', value: valueOf.get(a.id) ?? null, rationale: a.rationale, corrected_answer: a.corrected_answer, submitted_at: a.submitted_at })),
       gold: hidden ? null : labels.gold(c, response.id, -1),
       adjudication: labels.adjudications(response.id).find((a) => a.criterion_id === c.id && a.context_index === -1),
