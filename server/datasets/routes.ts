@@ -90,6 +90,8 @@ export function datasetRoutes(app: AppContext): Router {
   r.get('/datasets/:id', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    // The search index cannot hold a NUL character (SQLite ends the text there): say so instead of failing.
+    if (Object.values(req.query).some((v) => typeof v === 'string' && v.includes('\u0000'))) return sendError(req, res, 400, req.t('err.search_nul'));
     const state = listState(req.query);
     const list = sampleList(app, dataset.id, state);
     const ctx = pageContext(req);

@@ -50,7 +50,9 @@ export function importExportRoutes(app: AppContext): Router {
       if (!format) return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), formErrors: { file: req.t('err.unknown_format') } }), 422);
       // Labels in the file are the uploader's own unless an admin names another expert.
       const chosen = form.success ? form.data.annotator : undefined;
-      const annotatorId = chosen && req.user!.role === 'admin' && app.users.queries.byId(chosen) ? chosen : req.user!.id;
+      const named = chosen && req.user!.role === 'admin' ? app.users.queries.byId(chosen) : undefined;
+      // Only someone who can label (an active expert or admin) can be named the author of labels.
+      const annotatorId = named && named.role !== 'viewer' && !named.disabled ? named.id : req.user!.id;
       const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });

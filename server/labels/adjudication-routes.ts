@@ -9,6 +9,7 @@ import { idParam } from '../datasets/routes.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { goldValue } from './gold.ts';
 import { LIMITS } from '../limits.ts';
+import { inDataset } from '../datasets/scoped.ts';
 import { LabelConflict, LabelError } from './service.ts';
 import { DisagreementsPage, ResponsePage, type Slot } from '../../views/pages/adjudication.tsx';
 
@@ -58,8 +59,8 @@ export function adjudicationRoutes(app: AppContext): Router {
       return sendError(req, res, 403, req.t('err.not_adjudicator'));
     }
     const form = AdjudicateForm.safeParse(req.body);
-    const criterion = form.success ? criteria.get(form.data.criterion) : undefined;
-    if (!form.success || !criterion || criterion.dataset_id !== response.dataset_id) return renderResponse(req, res, response.id, { _form: req.t('err.bad_request') }, 422);
+    const criterion = form.success ? inDataset(app, response.dataset_id).criterion(form.data.criterion) : undefined;
+    if (!form.success || !criterion) return renderResponse(req, res, response.id, { _form: req.t('err.bad_request') }, 422);
     const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
     const validIndex = criterion.target === 'context' ? form.data.context_index >= 0 && form.data.context_index < nContexts : form.data.context_index === -1;
     if (!validIndex) return renderResponse(req, res, response.id, { _form: req.t('err.label_context_range') }, 422);

@@ -22,6 +22,7 @@ import { holdoutPart } from '../calibration/holdout.ts';
 import { reviewText } from './text.ts';
 import { systemNames } from '../responses/queries.ts';
 import { LIMITS } from '../limits.ts';
+import { inDataset } from '../datasets/scoped.ts';
 import { VerdictConflict } from '../calibration/service.ts';
 import { LabelConflict } from '../labels/service.ts';
 
@@ -104,8 +105,8 @@ export function reviewRoutes(app: AppContext): Router {
     const loaded = loadRun(req.params.id);
     if (!loaded) return null;
     const { run, dataset } = loaded;
-    const response = responses.byId(idParam(req.params.rid) ?? 0);
-    if (!response || response.dataset_id !== dataset.id) return null;
+    const response = inDataset(app, dataset.id).response(req.params.rid);
+    if (!response) return null;
     const state = readState(req.query, responseCriteria(dataset.id));
     if (!state) return null;
     const { pairs, queue } = queueFor(run, dataset, state, req.user);

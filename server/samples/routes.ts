@@ -57,7 +57,8 @@ export function sampleRoutes(app: AppContext): Router {
       const state = listState({});
       sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: req.body, errors }, labelling: labellingSummary(app, dataset.id, req.user) }), 422);
     };
-    if (!form.ok) return fail(form.errors);
+    // The quick-add form has no notes field: its error is said at the top of the form.
+    if (!form.ok) return fail(form.errors.notes ? { ...form.errors, _form: `${req.t('field.notes')}: ${form.errors.notes}` } : form.errors);
     try {
       const added = samples.create(req.user!.id, dataset.id, form.data as SampleInput);
       if (!wantsFragment(req)) return res.redirect(303, `/datasets/${dataset.id}`);
