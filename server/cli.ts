@@ -15,6 +15,7 @@ import { CalibrationUsageError, cmdGate, cmdReport } from './calibration/cli.ts'
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { UserError } from './users/service.ts';
 import { ArchivedError } from './datasets/archived.ts';
+import { LIMITS } from './limits.ts';
 import { translator } from './i18n/index.ts';
 
 const USAGE = `usage: npm run goldset -- <command> [options]
@@ -169,7 +170,9 @@ async function cmdUser(ctx: AppContext, positionals: string[], o: Opts, out: Out
   const password = await readStdin();
   if (password.length < 10) throw new UsageError('the password must have at least 10 characters');
   try {
-    const user = await ctx.users.createUser(null, { email, name: (o.name as string | undefined) ?? '', role, password });
+    const name = (o.name as string | undefined) ?? '';
+    if (name.length > LIMITS.userName) throw new UsageError(`--name has ${name.length} characters; the limit is ${LIMITS.userName}`);
+    const user = await ctx.users.createUser(null, { email, name, role, password });
     out.print(`created ${role} ${user.email}`, { ok: true, id: user.id, email: user.email, role });
     return 0;
   } catch (err) {

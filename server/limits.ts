@@ -40,6 +40,15 @@ export const LIMITS = {
   reason: 4_000,
   /** A reviewer's note on a judge/expert disagreement. */
   note: 2_000,
+  /** A judge prompt's instruction (and a custom rubric), its output format, its few-shot examples as JSON, a version's note. */
+  promptInstruction: 50_000,
+  promptFormat: 20_000,
+  promptExamples: 500_000,
+  promptNote: 500,
+  /** Names of runs and API tokens; a person's name. */
+  runName: 200,
+  tokenName: 80,
+  userName: 100,
   /** A judge reply as stored in a score's trace (the score itself is computed from the whole reply). */
   judgeReply: 100_000,
   /** Each prompt message as stored in a score's trace. */

@@ -9,11 +9,12 @@ import { isLocale } from '../i18n/index.ts';
 import { writeCookie } from '../http/cookies.ts';
 import { UserError } from '../users/service.ts';
 import { InvitePage, LoginPage, SetupPage } from '../../views/pages/auth.tsx';
+import { LIMITS } from '../limits.ts';
 
 const email = z.string({ error: 'err.required' }).trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' }));
 const newPassword = z.string({ error: 'err.required' }).min(10, { error: 'err.password_short' }).max(200, { error: 'err.too_long' });
 
-const SetupForm = z.object({ email, name: text(100), password: newPassword });
+const SetupForm = z.object({ email, name: text(LIMITS.userName), password: newPassword });
 const LoginForm = z.object({ email, password: z.string().min(1, { error: 'err.required' }).max(200), next: z.string().optional() });
 const InviteForm = z.object({ password: newPassword });
 

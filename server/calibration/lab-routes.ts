@@ -19,11 +19,11 @@ import { ComparePage, PromptLabPage, type ExampleCandidate, type LabState } from
 
 const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown(), response_id: z.number().int().optional() }).loose());
 const Draft = z.object({
-  instruction: z.string().trim().min(1).max(50_000),
-  output_format: z.string().max(20_000).default(''),
-  examples: z.string().max(500_000).default('[]'),
+  instruction: z.string().trim().min(1).max(LIMITS.promptInstruction),
+  output_format: z.string().max(LIMITS.promptFormat).default(''),
+  examples: z.string().max(LIMITS.promptExamples).default('[]'),
   language: z.enum(['en', 'zh']),
-  note: z.string().trim().max(500).default(''),
+  note: z.string().trim().max(LIMITS.promptNote).default(''),
 });
 
 export function labRoutes(app: AppContext): Router {

@@ -18,6 +18,7 @@ import { CriterionImportAbort, LabelImportAbort, resolveCriteria, writeLabels, t
 import { ScoreImportAbort, writeScoreRuns, type ImportedRun } from './import-scores.ts';
 import { readerThread, type QuestionRow, type ReadSummary } from './reader-thread.ts';
 import { writableGuard } from '../datasets/archived.ts';
+import { LIMITS } from '../limits.ts';
 
 /** Plain question rows per INSERT statement. */
 const QUESTIONS_PER_INSERT = 50;
@@ -224,6 +225,9 @@ export function importService(db: DB, audit: AuditQueries,
     async importFile(actorId: number | null, datasetId: number, file: string, options: ImportOptions = {}): Promise<ImportResult> {
       if (!deps.datasets.get(datasetId)) throw new Error(`no dataset ${datasetId}`);
       writable(datasetId);
+      if (options.runName !== undefined && options.runName.length > LIMITS.runName) {
+        return { ok: false, errors: [], totalErrors: 1, rows: 0, scoreError: `the run name has ${options.runName.length} characters; the limit is ${LIMITS.runName}` };
+      }
       await reader.ready();
       const w = importWriter(db, crypto.randomUUID());
       try {

@@ -11,6 +11,7 @@ import { detectFormat } from '../io/read.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
 import { rowErrorMessage } from './messages.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
+import { LIMITS } from '../limits.ts';
 
 /** The one route that accepts multipart bodies; app.ts runs the upload parser for it before CSRF. */
 export const UPLOAD_PATH = '/datasets/:id/import';
@@ -18,7 +19,8 @@ export const UPLOAD_PATH = '/datasets/:id/import';
 const ImportForm = z.object({
   format: z.enum(['csv', 'jsonl', 'json']).or(z.literal('')).default(''),
   annotator: z.coerce.number().int().positive().optional().catch(undefined),
-  run: z.string().trim().max(80).optional().catch(undefined),
+  // Its length is checked by the import (server/limits.ts), which says so instead of dropping the name.
+  run: z.string().trim().optional().catch(undefined),
 });
 const ExportQuery = z.object({
   format: z.enum(EXPORT_FORMATS).catch('spreadsheet-csv'),

@@ -15,7 +15,7 @@ import { boundTrace } from './stored-trace.ts';
 import { LIMITS, sqlListOverLimit } from '../limits.ts';
 
 export class RunError extends Error {
-  constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'no_items' | 'bad_prompt_version', message: string) { super(message); }
+  constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'no_items' | 'bad_prompt_version', message: string) { super(message); }
 }
 
 interface Active { cancelled: boolean; done: Promise<void> }
@@ -113,6 +113,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
       if (!metric) throw new RunError('unknown_metric', `unknown metric ${input.metricKey}`);
       const settings = deps.settings.effective();
       if (metric.kind === 'llm' && !settings) throw new RunError('no_judge', 'no judge endpoint configured: set OPENAI_BASE_URL and GOLDSET_JUDGE_MODEL, or configure it in the app');
+      if (input.name.length > LIMITS.runName) throw new RunError('name_too_long', `a run name can have at most ${LIMITS.runName} characters`);
       if (runs.byName(datasetId, input.name, metric.key)) throw new RunError('name_taken', `a run named "${input.name}" for ${metric.key} exists already`);
       const language = (languageOf.get(datasetId) as Language | undefined) ?? 'en';
       let used: Record<string, PromptInUse>;

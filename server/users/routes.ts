@@ -9,11 +9,12 @@ import { requireRole } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { UserError } from './service.ts';
 import { UsersPage } from '../../views/pages/admin.tsx';
+import { LIMITS } from '../limits.ts';
 
 const role = z.enum(['admin', 'expert', 'viewer'], { error: 'err.invalid' });
 const InviteForm = z.object({
   email: z.string().trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' })),
-  name: text(100),
+  name: text(LIMITS.userName),
   role,
 });
 const UpdateForm = z.object({ role, disabled: z.literal('1').optional() });

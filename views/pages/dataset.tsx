@@ -6,7 +6,7 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow, SampleStatus } from '../../server/samples/queries.ts';
 import { STATUSES } from '../../server/samples/queries.ts';
 import { can } from '../../server/http/security.ts';
-import { clip } from '../../server/limits.ts';
+import { clip, LIMITS } from '../../server/limits.ts';
 
 export interface ListState {
   q: string;
@@ -99,10 +99,10 @@ export function QuickAddForm({ ctx, dataset, values = {}, errors, added }: {
       <FormError errors={errors} />
       <div class="row">
         <Field name="question" label={t('field.question')} errors={errors}>
-          <textarea id="f-question" name="question" rows={2} required maxLength={8000} data-focus-after-swap>{values.question ?? ''}</textarea>
+          <textarea id="f-question" name="question" rows={2} required maxLength={LIMITS.question} data-focus-after-swap>{values.question ?? ''}</textarea>
         </Field>
         <Field name="ground_truth" label={t('field.ground_truth')} errors={errors}>
-          <textarea id="f-ground_truth" name="ground_truth" rows={2} maxLength={20000}>{values.ground_truth ?? ''}</textarea>
+          <textarea id="f-ground_truth" name="ground_truth" rows={2} maxLength={LIMITS.groundTruth}>{values.ground_truth ?? ''}</textarea>
         </Field>
       </div>
       <details class="more" open={Boolean(values.reference_contexts || values.tags || values.source)}>

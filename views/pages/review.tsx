@@ -17,6 +17,7 @@ import { PARTS, VERDICTS, VERDICT_FILTERS, type Comparison, type QueueItem, type
 import { stateQuery, type QueueState } from '../../server/review/state.ts';
 import { reviewText, type RT } from '../../server/review/text.ts';
 import { TraceCut } from '../trace-cut.tsx';
+import { LIMITS } from '../../server/limits.ts';
 
 const BADGE: Record<VerdictFilter, string> = { none: 'badge', judge_right: 'badge run-running', expert_right: 'badge score-error', ambiguous: 'badge status-in_review', any: 'badge' };
 const QUESTION_CHARS = 140;
@@ -360,7 +361,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
                 ) : criterion.kind !== 'numeric' && <p class="hint">{r('review.cannot_adjudicate')}</p>}
                 <div class={errors?.note ? 'field has-error' : 'field'}>
                   <label for="rv-note">{r('review.note')}</label>
-                  <textarea id="rv-note" name="note" rows={3} maxLength={2000} aria-describedby={errors?.note ? 'rv-note-hint rv-note-error' : 'rv-note-hint'}>{note}</textarea>
+                  <textarea id="rv-note" name="note" rows={3} maxLength={LIMITS.note} aria-describedby={errors?.note ? 'rv-note-hint rv-note-error' : 'rv-note-hint'}>{note}</textarea>
                   <p class="hint" id="rv-note-hint">{r('review.note_hint')}</p>
                   {err('note')}
                 </div>
