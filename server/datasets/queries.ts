@@ -12,7 +12,7 @@ export interface DatasetRow {
   overlap: number;
   slots_filled: number;
   n_responses: number;
-  /** Moves with every change of the settings or the labelling assignment (migration 0013). */
+  /** Moves with every change of the settings or the labelling assignment (migration 0014). */
   version: number;
   created_by: number | null;
   created_at: string;

@@ -9,6 +9,7 @@ import { requireRole } from '../http/security.ts';
 import { ConnectionResult, JudgeSettingsPage } from '../../views/pages/judge-settings.tsx';
 import { endpointOf, JudgeSettingsError } from './settings.ts';
 import { redactUrl } from '../redact.ts';
+import { BUILTIN_METRICS } from './metrics/index.ts';
 
 const num = (min: number, max: number) => z.coerce.number({ error: 'err.invalid' }).min(min, { error: 'err.invalid' }).max(max, { error: 'err.invalid' });
 
@@ -30,6 +31,8 @@ const SettingsForm = z.object({
 export function judgeSettingsRoutes(app: AppContext): Router {
   const r = Router();
   const admin = requireRole('admin', app.log);
+  /** The built-in metrics that cannot run without an embedding model. */
+  const registryEmbeddingMetrics = () => Object.values(BUILTIN_METRICS).filter((m) => m.uses_embeddings).map((m) => m.key);
 
   r.get('/settings/judge', admin, (req, res) => {
     sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req), settings: app.judgeSettings.public() }));
@@ -67,8 +70,11 @@ export function judgeSettingsRoutes(app: AppContext): Router {
     const { clear_key: _clear, ...settings } = form.data;
     const client = app.judgeSettings.clientFor({ ...settings, base_url: endpoint.base_url, api_key: endpoint.api_key });
     const result = await client.testConnection();
-    app.log.info('judge.connection_test', { ok: result.ok, kind: result.ok ? null : result.kind, base_url: redactUrl(endpoint.base_url), key_withheld: endpoint.keyWithheld });
-    sendHtml(res, ConnectionResult({ ctx, result, keyWithheld: endpoint.keyWithheld }));
+    // answer_correctness and answer_relevancy need the embedding model too: test it when one is set, and say so when none is.
+    const embeddings = form.data.embedding_model ? await client.testEmbeddings() : null;
+    app.log.info('judge.connection_test', { ok: result.ok, kind: result.ok ? null : result.kind, embeddings_ok: embeddings?.ok ?? null,
+      base_url: redactUrl(endpoint.base_url), key_withheld: endpoint.keyWithheld });
+    sendHtml(res, ConnectionResult({ ctx, result, embeddings, embeddingMetrics: registryEmbeddingMetrics(), keyWithheld: endpoint.keyWithheld }));
   });
 
   return r;

@@ -12,6 +12,7 @@ import { writableGuard } from '../datasets/archived.ts';
 import { checkText, LIMITS } from '../limits.ts';
 import { accessFacts } from '../access/facts.ts';
 import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
+import { labelHistory } from './history.ts';
 
 export class LabelError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
@@ -156,6 +157,7 @@ export function labelService(db: DB, audit: AuditQueries) {
 
   return {
     queries: q,
+    history: labelHistory(db),
 
     /** Whether the user may label in the dataset (the rule: access/permissions.ts mayLabel). */
     canLabel(datasetId: number, user: CurrentUser | null): boolean {
@@ -167,6 +169,11 @@ export function labelService(db: DB, audit: AuditQueries) {
     canAdjudicate(datasetId: number, user: CurrentUser | null): boolean {
       const st = facts.standing(user, datasetId);
       return st !== null && mayAdjudicate(st);
+    },
+
+    /** The item the queue would hand this expert next, without reserving it (for pages a GET shows); null when done. */
+    peekNext(datasetId: number, userId: number, overlap: number): number | null {
+      return q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), after: 0 })?.id ?? null;
     },
 
     /** The next item for this expert (after `after`, wrapping around), reserved for them; null when the queue is done. */
@@ -231,6 +238,7 @@ export function labelService(db: DB, audit: AuditQueries) {
     },
 
     disagreements: (datasetId: number, limit: number, offset: number) => q.disagreements.all({ ds: datasetId, limit, offset }),
+    disagreementCount: (datasetId: number) => q.disagreementCount.get(datasetId) as number,
 
     /** Keeps the queue counters right after labels arrive in bulk (imports). */
     recount(datasetId: number): void {

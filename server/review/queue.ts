@@ -153,6 +153,7 @@ export function reviewQueries(db: DB) {
   return {
     /** Responses of a dataset whose sample carries the tag. */
     tagged: (datasetId: number, tag: string) => new Set(s.tagged.all(datasetId, tag)),
+    /** Which of the listed responses this expert has submitted a label for, in one query. */
     /** Question of each listed response, in one query. */
     questions: (ids: readonly number[]) => new Map(s.questions.all(JSON.stringify(ids)).map((r) => [r.id, r.question])),
   };

@@ -96,7 +96,11 @@ export function reviewRoutes(app: AppContext): Router {
     const { queue } = queueFor(run, dataset, state, req.user);
     const page = queue.items.slice((state.page - 1) * PAGE, state.page * PAGE);
     const questions = q.questions(page.map((x) => x.id));
-    sendDocument(res, ReviewQueuePage({ ...common, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '' })),
+    // The gold value comes from the experts' labels: hidden where the item page hides them (access/permissions.ts);
+    // the queue holds only items whose labels the user may read anyway (queueFor).
+    const readable = app.access.readableItems(req.user, dataset.id);
+    sendDocument(res, ReviewQueuePage({ ...common, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '',
+      goldHidden: readable !== null && !readable.has(x.id) })),
       counts: queue.counts, more: queue.items.length > state.page * PAGE, comparable: queue.comparable }));
   });
 
@@ -134,6 +138,7 @@ export function reviewRoutes(app: AppContext): Router {
       gold: hidden ? null : labels.gold(c, response.id, -1),
       adjudication: labels.adjudications(response.id).find((a) => a.criterion_id === c.id && a.context_index === -1),
       verdict: calibration.verdict(run.id, response.id, c.id),
+      hidden,
     };
   }
 

@@ -19,7 +19,7 @@ export interface SampleRow {
   status: SampleStatus;
   author_id: number | null;
   author_email: string | null;
-  /** Who last changed the content, when someone other than the author did (migration 0014). */
+  /** Who last changed the content, when someone other than the author did (migration 0015). */
   last_editor_id: number | null;
   approved_by: number | null;
   approver_email: string | null;

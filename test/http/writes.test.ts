@@ -81,7 +81,7 @@ describe('archived datasets', () => {
       ['edit a criterion', async () => (await admin.post(`/criteria/${criterion.id}`, { guidelines: 'changed', version: criterion.version })).status],
       ['label', async () => (await admin.post(`/responses/${d.responses[0]}/label`, { [`c${criterion.id}`]: '1', version: 0 })).status],
       ['save a draft', async () => (await admin.post(`/responses/${d.responses[0]}/draft`, { [`c${criterion.id}`]: '1' })).status],
-      ['open the labelling queue (reserves an item)', async () => (await admin.get(`/datasets/${id}/label`)).status],
+      ['reserve the next item', async () => (await admin.post(`/datasets/${id}/label/next`, {})).status],
       ['adjudicate', async () => (await admin.post(`/responses/${d.responses[0]}/adjudicate`, { criterion: criterion.id, context_index: -1, value: '1', reason: 'r', version: 0 })).status],
       ['record a verdict', async () => (await admin.post(`/runs/${d.run}/review/${d.responses[0]}?criterion=${criterion.id}`, { verdict: 'ambiguous', note: '' })).status],
       ['start a run', async () => (await admin.post(`/datasets/${id}/runs`, { metric: 'exact_match', name: 'new run' })).status],
