@@ -140,12 +140,12 @@ function fewOpenings(text: string, limit: number): boolean {
 
 /**
  * SQL for showing a stored JSON list of texts within the limits: the list as it is when it fits,
- * else its first `maxItems` items, each cut to `maxEach` characters. Pages use it so that data
+ * else its first `maxItems` items (json_each walks an array in order), each cut to `maxEach` characters. Pages use it so that data
  * stored before the limits existed (a million contexts) costs no more to show than the page shows.
  */
 export function sqlClippedList(column: string, maxItems: number, maxEach: number): string {
   return `CASE WHEN json_array_length(${column}) <= ${maxItems} AND NOT EXISTS (SELECT 1 FROM json_each(${column}) WHERE length(value) > ${maxEach})
-    THEN ${column} ELSE (SELECT json_group_array(substr(value, 1, ${maxEach})) FROM (SELECT value FROM json_each(${column}) ORDER BY key LIMIT ${maxItems})) END`;
+    THEN ${column} ELSE (SELECT json_group_array(substr(value, 1, ${maxEach})) FROM (SELECT value FROM json_each(${column}) LIMIT ${maxItems})) END`;
 }
 
 /** SQL that is 1 when a stored JSON list of texts is over its limits. */

@@ -32,6 +32,12 @@ export function accessFacts(db: DB) {
       return st !== null && PERMISSIONS.labels.readItem(st, { submittedOwn: s.submittedOwn.get(responseId, user!.id) === 1 });
     },
 
+    /** Whether the user may read everyone's labels and gold values in the dataset at once (exports with gold). */
+    mayReadAllLabels(user: CurrentUser | null, datasetId: number): boolean {
+      const st = standing(user, datasetId);
+      return st !== null && PERMISSIONS.labels.readAll(st);
+    },
+
     /**
      * The items of a dataset whose labels and gold the user may read: null when all of them
      * (PERMISSIONS.labels.readAll), else those they submitted their own label of, in one query.

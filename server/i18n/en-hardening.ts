@@ -38,4 +38,6 @@ export const enHardening = {
   'export.labels_blind': 'Holds the experts\' labels and gold values. You label this dataset, so you see other experts\' labels only on items you have labelled yourself: ask an adjudicator or an admin for this export.',
   'err.search_nul': 'The search contains a NUL character (\\0), which cannot be searched for. Remove it and search again.',
   'err.run_name_too_long': 'A run name can have at most 200 characters.',
+  'review.only_labelled': 'You label this dataset, so only the items you have labelled are listed: an item being here would tell its gold value.',
+  'audit.act.user.reissue_invite': 'made a new invitation link for {thing} (the old one no longer works)',
 } as const;

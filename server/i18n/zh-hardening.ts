@@ -39,4 +39,6 @@ export const zhHardening: Record<keyof typeof enHardening, string> = {
   'export.labels_blind': '此导出包含专家标注和金标准。你是该评测集的标注人员，只能看到你自己已标注条目上的其他专家标注：请向仲裁人或管理员索取此导出。',
   'err.search_nul': '搜索内容含有 NUL 字符（\\0），无法搜索。请删除该字符后重新搜索。',
   'err.run_name_too_long': '运行名称最多 200 个字符。',
+  'review.only_labelled': '你是该评测集的标注人员，因此这里只列出你已标注的条目：条目出现在列表中就会暴露它的金标准。',
+  'audit.act.user.reissue_invite': '为 {thing} 生成了新的邀请链接（旧链接已失效）',
 };

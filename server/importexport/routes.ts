@@ -73,7 +73,7 @@ export function importExportRoutes(app: AppContext): Router {
   });
 
   /** Whether the user may export every expert's labels and gold values (access/permissions.ts). */
-  const mayExportLabels = (req: Request, datasetId: number) => app.access.readableItems(req.user, datasetId) === null;
+  const mayExportLabels = (req: Request, datasetId: number) => app.access.mayReadAllLabels(req.user, datasetId);
 
   r.get('/datasets/:id/export', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);

@@ -99,7 +99,7 @@ export function reviewRoutes(app: AppContext): Router {
     // The gold value comes from the experts' labels: hidden where the item page hides them (access/permissions.ts);
     // the queue holds only items whose labels the user may read anyway (queueFor).
     const readable = app.access.readableItems(req.user, dataset.id);
-    sendDocument(res, ReviewQueuePage({ ...common, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '',
+    sendDocument(res, ReviewQueuePage({ ...common, onlyLabelled: readable !== null, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '',
       goldHidden: readable !== null && !readable.has(x.id) })),
       counts: queue.counts, more: queue.items.length > state.page * PAGE, comparable: queue.comparable }));
   });

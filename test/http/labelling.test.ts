@@ -383,7 +383,7 @@ describe('labelling pages that only show (issue #10.12) and the expert\'s own hi
     await addCriteria(admin);
     const relevant = app.ctx.criteria.forDataset(datasetId).find((c) => c.target === 'context')!;
     await admin.get(`/datasets/${datasetId}/criteria`);
-    await admin.post(`/criteria/${relevant.id}`, { guidelines: 'Relevant = it says which department.' });
+    await admin.post(`/criteria/${relevant.id}`, { guidelines: 'Relevant = it says which department.', version: relevant.version });
     const page = await admin.get(`/responses/${responseIds()[0]}/label`);
     expect(page.text).toContain('Relevant = it says which department.');
     expect(page.text.indexOf(`name="c${relevant.id}_0"`)).toBeLessThan(page.text.indexOf('Submit and next'));
@@ -395,7 +395,7 @@ describe('what to do next (issue #11.6)', () => {
   async function disagreeOn(ids: number[]) {
     const { correct } = await addCriteria(admin);
     await admin.get(`/datasets/${datasetId}/assignment`);
-    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, version: app.ctx.datasets.get(datasetId)!.version });
     const a = await loginAs(app, 'a@example.com', 'expert');
     const b = await loginAs(app, 'b@example.com', 'expert');
     for (const id of ids) {

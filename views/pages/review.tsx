@@ -71,9 +71,11 @@ function JudgeCell({ criterion, item }: { criterion: Criterion; item: QueueItem 
 
 export type QueueRow = QueueItem & { question: string; goldHidden?: boolean };
 
-export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, counts, more, comparable, systems, tags }: {
+export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, counts, more, comparable, systems, tags, onlyLabelled = false }: {
   ctx: PageContext; dataset: DatasetRow; run: RunRow; criteria: Criterion[]; state: QueueState | null; rows: QueueRow[];
   counts: Record<VerdictFilter, number>; more: boolean; comparable: boolean; systems: readonly string[]; tags: string[];
+  /** The user labels this dataset blind: the queue lists only the items they labelled (access/permissions.ts). */
+  onlyLabelled?: boolean;
 }) {
   const { t } = ctx;
   const r = reviewText(t);
@@ -83,6 +85,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
       <Crumbs ctx={ctx} dataset={dataset} run={run} tail={r('review.title')} />
       <h1>{r('review.title')} <span class="badge mono">{run.metric_key}</span></h1>
       <p class="lead">{r('review.lead')}</p>
+      {onlyLabelled && <p class="hint">{t('review.only_labelled')}</p>}
       {!state ? <p class="empty-row">{r('review.no_criteria')} <a href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a></p> : (
         <>
           <form class="filters card" method="get" action={base} role="search" aria-label={r('review.filters')}>
