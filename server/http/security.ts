@@ -29,7 +29,7 @@ function sameToken(a: string, b: string): boolean {
 export function csrfProtection(log: Logger, secret: string, secureCookies: boolean) {
   const sign = (nonce: string) => crypto.createHmac('sha256', secret).update(`csrf:${nonce}`).digest('base64url');
 
-  /** The token this request's forms carry; `issue` creates what it needs (a session value or a cookie). */
+  /** The token this request's forms carry; given the response, creates what it needs (a session value or the cookie). */
   function tokenFor(req: Request, res: Response | null): string | null {
     if (req.session.userId !== undefined) {
       if (!req.session.csrf && res) req.session.csrf = crypto.randomBytes(32).toString('base64url');
@@ -45,7 +45,9 @@ export function csrfProtection(log: Logger, secret: string, secureCookies: boole
   }
 
   return (req: Request, res: Response, next: NextFunction): void => {
-    const safe = SAFE_METHODS.has(req.method) || req.path.startsWith('/api/');
+    // Bearer tokens, never cookies, authenticate the API: nothing to protect there, and no cookie to set.
+    if (req.path.startsWith('/api/')) { req.csrfToken = ''; return next(); }
+    const safe = SAFE_METHODS.has(req.method);
     const expected = tokenFor(req, safe ? res : null);
     req.csrfToken = expected ?? '';
     if (safe) return next();

@@ -26,7 +26,7 @@ export const enHardening = {
   'users.copy_link': 'Copy link',
   'users.copied': 'Copied',
   'users.reissue': 'New link',
-  'users.reissue_for': 'New invitation link for {email}',
+  'users.reissue_for': 'New link for {email} (the old one stops working)',
   'trace.raw_cut': 'The reply had {total} characters; only the first {kept} are kept (the score was computed from the whole reply).',
   'trace.parsed_cut': 'The parsed reply had {total} characters as JSON, more than the {limit} kept; it is not stored.',
   'trace.messages_cut': '{n} prompt messages were longer than {limit} characters; only their beginning is kept.',

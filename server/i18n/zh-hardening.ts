@@ -27,7 +27,7 @@ export const zhHardening: Record<keyof typeof enHardening, string> = {
   'users.copy_link': '复制链接',
   'users.copied': '已复制',
   'users.reissue': '新链接',
-  'users.reissue_for': '为 {email} 生成新的邀请链接',
+  'users.reissue_for': '为 {email} 生成新链接（旧链接随即失效）',
   'trace.raw_cut': '回复共 {total} 个字符，只保存了前 {kept} 个（分数按完整回复计算）。',
   'trace.parsed_cut': '解析后的回复（JSON）共 {total} 个字符，超过保存上限 {limit}，因此未保存。',
   'trace.messages_cut': '有 {n} 条提示消息超过 {limit} 个字符，只保存了开头部分。',

@@ -48,7 +48,7 @@ describe('invitations in a browser', () => {
 
   it('replaces a lost link: the old one stops working, the new one lets the invitee join', async () => {
     await page.goto(app.url + '/admin/users');
-    await page.getByRole('button', { name: 'New invitation link for newcomer@example.com' }).click();
+    await page.getByRole('button', { name: 'New link for newcomer@example.com (the old one stops working)' }).click();
     secondLink = await page.locator('#invite-link').inputValue();
     expect(secondLink).not.toBe(firstLink);
     const invitee = await (await newContext(browser, { locale: 'en-US' })).newPage();
@@ -68,7 +68,7 @@ describe('invitations in a browser', () => {
     await page.getByLabel('邮箱').fill('xiaoli@example.com');
     await page.getByRole('button', { name: '生成邀请' }).click();
     await expect.poll(() => page.getByRole('button', { name: '复制链接' }).isVisible(), { timeout: 10_000 }).toBe(true);
-    expect(await page.getByRole('button', { name: '为 xiaoli@example.com 生成新的邀请链接' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: '为 xiaoli@example.com 生成新链接（旧链接随即失效）' }).isVisible()).toBe(true);
     await screenshot(page, 'invite-02-link-zh');
   });
 
