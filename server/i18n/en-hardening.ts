@@ -40,4 +40,5 @@ export const enHardening = {
   'err.run_name_too_long': 'A run name can have at most 200 characters.',
   'review.only_labelled': 'You label this dataset, so only the items you have labelled are listed: an item being here would tell its gold value.',
   'audit.act.user.reissue_invite': 'made a new invitation link for {thing} (the old one no longer works)',
+  'label.contexts_cut': 'The first {shown} of {total} contexts are shown and labelled: goldset\'s limit is {shown} per response (this one was stored before it).',
 } as const;

@@ -41,4 +41,5 @@ export const zhHardening: Record<keyof typeof enHardening, string> = {
   'err.run_name_too_long': '运行名称最多 200 个字符。',
   'review.only_labelled': '你是该评测集的标注人员，因此这里只列出你已标注的条目：条目出现在列表中就会暴露它的金标准。',
   'audit.act.user.reissue_invite': '为 {thing} 生成了新的邀请链接（旧链接已失效）',
+  'label.contexts_cut': '共 {total} 条上下文，这里只显示并标注前 {shown} 条：goldset 每条回答最多 {shown} 条上下文（这条回答是在设立上限之前保存的）。',
 };

@@ -52,6 +52,7 @@ describe('pages over stored data beyond the limits', () => {
     expect(label.status).toBe(200);
     expect(label.text.match(/class="context"/g)).toHaveLength(LIMITS.contexts);
     expect(label.text.length).toBeLessThan(1_000_000);
+    expect(label.text).toContain(`The first ${LIMITS.contexts} of 5000 contexts are shown and labelled`);
     const response = await admin.get(`/responses/${responseId}`);
     expect(response.text.match(/class="context"/g)).toHaveLength(LIMITS.contexts);
     const criterion = app.ctx.criteria.forDataset(ds)[0]!;
