@@ -155,7 +155,12 @@ class Expert {
       method, redirect: 'manual', ...(body ? { body } : {}),
       headers: { 'Accept-Language': 'en', ...(this.cookie ? { Cookie: this.cookie } : {}), ...headers },
     });
-    for (const c of res.headers.getSetCookie()) if (c.startsWith('goldset.sid=')) this.cookie = c.split(';')[0]!;
+    // The session, and before signing in the anonymous CSRF nonce its login form is signed with.
+    for (const c of res.headers.getSetCookie()) {
+      const pair = c.split(';')[0]!;
+      if (pair.startsWith('goldset.sid=')) this.cookie = pair;
+      else if (pair.startsWith('goldset.csrf=') && !this.cookie.includes('goldset.sid=')) this.cookie = pair;
+    }
     const text = await res.text();
     const token = /name="csrf-token" content="([^"]+)"/.exec(text)?.[1];
     if (token) this.csrf = token;

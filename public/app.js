@@ -40,6 +40,25 @@
     if (e.target.matches && e.target.matches('[data-select-on-focus]')) e.target.select();
   });
 
+  // Copy buttons (an invitation link shown once): visible only where this script runs and can copy.
+  function showCopyButtons() {
+    if (!navigator.clipboard) return;
+    document.querySelectorAll('button[data-copy][hidden]').forEach(function (b) { b.hidden = false; });
+  }
+  document.addEventListener('DOMContentLoaded', showCopyButtons);
+  document.addEventListener('htmx:after:swap', showCopyButtons);
+  document.addEventListener('click', function (e) {
+    var button = e.target.closest && e.target.closest('button[data-copy]');
+    if (!button) return;
+    var field = document.getElementById(button.dataset.copy);
+    if (!field) return;
+    navigator.clipboard.writeText(field.value).then(function () {
+      var label = button.textContent;
+      button.textContent = button.dataset.copied;
+      setTimeout(function () { button.textContent = label; }, 2000);
+    }, function () { field.focus(); field.select(); });
+  });
+
   // The criterion form: only the fields of the selected type (each group says which types it is for).
   function showKindFields(select) {
     var form = select.form;

@@ -19,6 +19,7 @@ import { runManager } from './judge/runner.ts';
 import { calibrationService } from './calibration/service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
+import { accessFacts } from './access/facts.ts';
 import { waitingQueries } from './datasets/waiting.ts';
 import { holdoutLookQueries } from './calibration/holdout-looks.ts';
 import { estimateService } from './estimate/service.ts';
@@ -36,6 +37,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const derived = derivedCache(db);
   return {
     db, config, log, audit, derived,
+    access: accessFacts(db),
     users: userService(db, audit),
     datasets,
     samples,

@@ -17,6 +17,8 @@ import { sampleRoutes } from './samples/routes.ts';
 import { importExportRoutes, UPLOAD_PATH } from './importexport/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { sessionSecret } from './http/secret.ts';
+import { readCookie } from './http/cookies.ts';
+import { LOCALE_COOKIE } from './auth/routes.ts';
 import { criterionRoutes } from './criteria/routes.ts';
 import { labelRoutes } from './labels/routes.ts';
 import { adjudicationRoutes } from './labels/adjudication-routes.ts';
@@ -30,6 +32,13 @@ import { estimateRoutes } from './estimate/routes.ts';
 import { labRoutes } from './calibration/lab-routes.ts';
 import { reviewRoutes } from './review/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
+import { ArchivedError } from './datasets/archived.ts';
+import { jsonTooDeep, LIMITS } from './limits.ts';
+
+/** A JSON body nested deeper than LIMITS.jsonDepth. */
+class TooDeepError extends Error {
+  readonly status = 422;
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -73,12 +82,17 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.get('/healthz', (_req, res) => { res.type('text').send('ok'); });
 
   app.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
-  app.use(express.json({ limit: '10mb' }));
+  // A body nested deeper than the limit is refused before it is parsed: parsers and serialisers
+  // recurse into it, and a deep enough one overflows the stack.
+  app.use(express.json({ limit: '10mb', verify: (_req, _res, buf) => { if (jsonTooDeep(buf, LIMITS.jsonDepth)) throw new TooDeepError(); } }));
 
+  const secret = sessionSecret(ctx.db, config.sessionSecret);
+  // A session is stored only once something needs it (a sign-in): saveUninitialized is off, and
+  // nothing writes into an anonymous visitor's session (CSRF and language use cookies then).
   app.use(session({
     name: 'goldset.sid',
     store: ctx.sessionStore,
-    secret: sessionSecret(ctx.db, config.sessionSecret),
+    secret,
     resave: false,
     saveUninitialized: false,
     rolling: true,
@@ -90,7 +104,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
     const row = req.session.userId ? ctx.users.queries.byId(req.session.userId) : undefined;
     req.user = row && !row.disabled ? { id: row.id, email: row.email, name: row.name, role: row.role, locale: row.locale } : null;
     if (req.session.userId && !req.user) delete req.session.userId;
-    req.locale = pickLocale(req.user?.locale ?? req.session.locale, req.get('Accept-Language'));
+    req.locale = pickLocale(req.user?.locale ?? readCookie(req, LOCALE_COOKIE), req.get('Accept-Language'));
     req.t = translator(req.locale);
     next();
   });
@@ -101,7 +115,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.post(UPLOAD_PATH, (req: Request, res: Response, next: NextFunction) =>
     can(req.user?.role, 'expert') ? upload.single('file')(req, res, next) : next());
 
-  app.use(csrfProtection(log));
+  app.use(csrfProtection(log, secret, config.secureCookies));
 
   // Until the first admin exists, nothing but the setup page is reachable.
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -139,6 +153,19 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { status?: number; type?: string; code?: string; message?: string };
     req.t ??= translator(pickLocale(undefined, req.get('Accept-Language')));
+    // Every write path refuses an archived dataset in its service; the answer is the same everywhere.
+    if (err instanceof ArchivedError) {
+      log.info('dataset.archived_refused', { method: req.method, path: req.path, user: req.user?.id ?? null, dataset: err.datasetId });
+      if (req.path.startsWith('/api/')) return res.status(409).json({ error: 'archived', message: 'The dataset is archived and read-only.' });
+      return sendError(req, res, 409, req.t('err.dataset_archived'));
+    }
+    if ((err as { cause?: unknown })?.cause instanceof TooDeepError || err instanceof TooDeepError) {
+      log.warn('request.too_deep', { method: req.method, path: req.path, ip: req.ip });
+      if (req.path.startsWith('/api/')) {
+        return res.status(422).json({ error: 'too_deep', message: `The body nests more than ${LIMITS.jsonDepth} levels of arrays and objects.`, field: 'body' });
+      }
+      return sendError(req, res, 422, req.t('err.too_deep', { limit: LIMITS.jsonDepth }));
+    }
     if (req.path.startsWith('/api/')) {
       const status = e.type === 'entity.too.large' ? 413 : e.type === 'entity.parse.failed' ? 422 : (e.status ?? 500);
       if (status >= 500) log.error('api.failed', { path: req.path, message: e.message, stack: (err as Error)?.stack });
@@ -152,7 +179,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
       return sendError(req, res, 413, req.t('err.too_large', { mb: Math.round(config.maxUploadBytes / 1024 / 1024) }));
     }
     if (e.type === 'entity.parse.failed' || (e.status && e.status >= 400 && e.status < 500)) {
-      log.warn('request.bad', { path: req.path, message: e.message });
+      // Not the parser's message: it quotes the body, which may hold a password.
+      log.warn('request.bad', { path: req.path, type: e.type ?? null, status: e.status ?? null });
       return sendError(req, res, e.status ?? 400, req.t('err.bad_request'));
     }
     log.error('request.failed', { path: req.path, message: e.message, stack: (err as Error)?.stack });

@@ -15,6 +15,8 @@ import { CalibrationUsageError, cmdGate, cmdReport } from './calibration/cli.ts'
 import { cmdEstimate, cmdSample, EstimateUsageError } from './estimate/cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { UserError } from './users/service.ts';
+import { ArchivedError } from './datasets/archived.ts';
+import { LIMITS } from './limits.ts';
 import { translator } from './i18n/index.ts';
 
 const USAGE = `usage: npm run goldset -- <command> [options]
@@ -24,8 +26,9 @@ commands:
          [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...] [--run NAME]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
         from a Ragas-style file into a dataset, creating it if needed
-  export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
+  export --dataset NAME --format ragas-jsonl|ragas-csv|spreadsheet-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
         ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>);
+        spreadsheet-csv: ragas-csv safe to open in Excel/LibreOffice (formula-like cells neutralised);
         goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
@@ -89,6 +92,7 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   if (!result.ok) {
     if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
     if (result.scoreError) throw new UsageError(result.scoreError);
+    if (result.criterionError) throw new UsageError(`human.${result.criterionError.criterion}: ${translator('en')(result.criterionError.key, result.criterionError.params)}`);
     const lines = result.labelErrors
       ? result.labelErrors.map((e) => `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'`)
       : result.errors.map((e) => e.message);
@@ -172,7 +176,9 @@ async function cmdUser(ctx: AppContext, positionals: string[], o: Opts, out: Out
   const password = await readStdin();
   if (password.length < 10) throw new UsageError('the password must have at least 10 characters');
   try {
-    const user = await ctx.users.createUser(null, { email, name: (o.name as string | undefined) ?? '', role, password });
+    const name = (o.name as string | undefined) ?? '';
+    if (name.length > LIMITS.userName) throw new UsageError(`--name has ${name.length} characters; the limit is ${LIMITS.userName}`);
+    const user = await ctx.users.createUser(null, { email, name, role, password });
     out.print(`created ${role} ${user.email}`, { ok: true, id: user.id, email: user.email, role });
     return 0;
   } catch (err) {
@@ -236,7 +242,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   const json = process.argv.includes('--json');
-  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof EstimateUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof UsageError || err instanceof ArchivedError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof EstimateUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ ok: false, error: message }));
   else console.error(`goldset: ${message}`);

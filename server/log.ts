@@ -1,4 +1,9 @@
-// A small structured logger: one JSON line per event on stderr. Callers pass facts, never secrets.
+// A small structured logger: one JSON line per event on stderr. Callers pass facts, never secrets;
+// in case one slips through anyway, every line is scrubbed here, in the one place all logging
+// passes: fields named like secrets are dropped, and every string (paths, URLs, messages, stacks)
+// goes through redactText (invitation links, API tokens, keys, credentials in URLs).
+import { redactValue } from './redact.ts';
+
 export type Level = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const SECRET_KEYS = /pass(word)?|secret|token|api[_-]?key|authorization|cookie/i;
@@ -10,10 +15,10 @@ export interface Logger {
   error(event: string, fields?: Record<string, unknown>): void;
 }
 
-/** Drops any field whose name looks like a secret, however a caller got it there. */
+/** Drops any field whose name looks like a secret and scrubs secrets out of the rest. */
 function redact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = SECRET_KEYS.test(k) ? '[redacted]' : v;
+  for (const [k, v] of Object.entries(fields)) out[k] = SECRET_KEYS.test(k) ? '[redacted]' : redactValue(v);
   return out;
 }
 

@@ -66,17 +66,42 @@ export interface Res { status: number; text: string; headers: Headers }
 
 /** A user agent: follows nothing automatically, keeps the session cookie, reads CSRF tokens from pages. */
 export class Client {
-  cookie = '';
+  /** The cookies the app set, by name (the session's, the anonymous CSRF nonce, the language). */
+  readonly cookies = new Map<string, string>();
   csrf = '';
   constructor(readonly base: string, readonly lang = 'en') {}
+
+  /** The Cookie header this client sends. */
+  get cookie(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  /** Takes over another client's cookies from its Cookie header (a second tab, another language). */
+  set cookie(header: string) {
+    this.cookies.clear();
+    for (const pair of header.split(';')) {
+      const eq = pair.indexOf('=');
+      if (eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+  }
+
+  /** The session cookie alone (e.g. to tell whether a sign-in started a new session). */
+  get session(): string {
+    return this.cookies.get('goldset.sid') ?? '';
+  }
 
   async request(method: string, url: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Res> {
     const res = await fetch(this.base + url, {
       method, redirect: 'manual', ...(init.body !== undefined ? { body: init.body } : {}),
-      headers: { 'Accept-Language': this.lang, ...(this.cookie ? { Cookie: this.cookie } : {}), ...init.headers },
+      headers: { 'Accept-Language': this.lang, ...(this.cookies.size ? { Cookie: this.cookie } : {}), ...init.headers },
     });
-    const set = res.headers.getSetCookie();
-    for (const c of set) if (c.startsWith('goldset.sid=')) this.cookie = c.split(';')[0]!;
+    for (const c of res.headers.getSetCookie()) {
+      const [pair = ''] = c.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq), value = pair.slice(eq + 1);
+      if (/expires=Thu, 01 Jan 1970/i.test(c) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
     const text = await res.text();
     const token = /name="csrf-token" content="([^"]+)"/.exec(text)?.[1];
     if (token) this.csrf = token;

@@ -8,6 +8,7 @@ import type { AppContext } from '../app-context.ts';
 import { can } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { TokenService } from './tokens.ts';
+import { LIMITS } from '../limits.ts';
 
 function apiError(res: Response, status: number, error: string, message: string, extra: Record<string, unknown> = {}): void {
   res.status(status).json({ error, message, ...extra });
@@ -46,6 +47,7 @@ export function apiRoutes(app: AppContext, tokens: TokenService): Router {
     const rows = Array.isArray(body) ? body : (body && typeof body === 'object' && Array.isArray((body as { rows?: unknown }).rows)) ? (body as { rows: unknown[] }).rows : null;
     if (!rows) return apiError(res, 422, 'invalid_body', 'Send a JSON array of rows, or {"rows": [...]}; each row has question/user_input and answer/response.');
     if (rows.length === 0) return apiError(res, 422, 'invalid_body', 'No rows.');
+    if (rows.length > LIMITS.apiRows) return apiError(res, 422, 'too_many_rows', `At most ${LIMITS.apiRows} rows per request; send the rest in further requests.`);
     // The same all-or-nothing import as files: one JSONL line per row, so errors name the row.
     const file = path.join(os.tmpdir(), `goldset-api-${crypto.randomUUID()}.jsonl`);
     try {
@@ -54,6 +56,7 @@ export function apiRoutes(app: AppContext, tokens: TokenService): Router {
       if (!result.ok) {
         const errors = result.needsAnnotator
           ? [{ row: null, field: null, message: 'human.<criterion> labels are not accepted through the API' }]
+          : result.scoreError ? [{ row: null, field: null, message: result.scoreError }]
           : result.errors.map((e) => ({ row: e.line, field: e.field, code: e.code, message: e.message.replace(/^line \d+: /, '') }));
         app.log.info('api.import_refused', { dataset: dataset.id, user: req.user!.id, errors: result.totalErrors });
         return apiError(res, 422, 'invalid_rows', 'Nothing was imported.', { errors });

@@ -9,8 +9,9 @@ import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { TokenService } from './tokens.ts';
 import { TokensPage } from '../../views/pages/tokens.tsx';
+import { LIMITS } from '../limits.ts';
 
-const TokenForm = z.object({ name: text(80, 1) });
+const TokenForm = z.object({ name: text(LIMITS.tokenName, 1) });
 
 export function tokenRoutes(app: AppContext, tokens: TokenService): Router {
   const r = Router();

@@ -6,13 +6,15 @@ import { parseForm, text } from '../http/forms.ts';
 import { sendDocument } from '../http/render.ts';
 import { pageContext } from '../http/page.ts';
 import { isLocale } from '../i18n/index.ts';
+import { writeCookie } from '../http/cookies.ts';
 import { UserError } from '../users/service.ts';
 import { InvitePage, LoginPage, SetupPage } from '../../views/pages/auth.tsx';
+import { LIMITS } from '../limits.ts';
 
 const email = z.string({ error: 'err.required' }).trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' }));
 const newPassword = z.string({ error: 'err.required' }).min(10, { error: 'err.password_short' }).max(200, { error: 'err.too_long' });
 
-const SetupForm = z.object({ email, name: text(100), password: newPassword });
+const SetupForm = z.object({ email, name: text(LIMITS.userName), password: newPassword });
 const LoginForm = z.object({ email, password: z.string().min(1, { error: 'err.required' }).max(200), next: z.string().optional() });
 const InviteForm = z.object({ password: newPassword });
 
@@ -21,14 +23,16 @@ function safeNext(next: string | undefined): string {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/datasets';
 }
 
+/** The language chosen before signing in (or by someone without an account's saved choice). */
+export const LOCALE_COOKIE = 'goldset.lang';
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+
 /** A fresh session id at every change of identity, so a planted session cannot be taken over. */
 function startSession(req: Request, userId: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const locale = req.session.locale;
     req.session.regenerate((err) => {
       if (err) return reject(err);
       req.session.userId = userId;
-      if (locale) req.session.locale = locale;
       req.session.save((e) => (e ? reject(e) : resolve()));
     });
   });
@@ -94,7 +98,15 @@ export function authRoutes(app: AppContext): Router {
     if (!user) return sendDocument(res, LoginPage({ ctx: pageContext(req), errors: { _form: req.t('err.invite_invalid') } }), 404);
     const form = parseForm(InviteForm, req.body, req.t);
     if (!form.ok) return sendDocument(res, InvitePage({ ctx: pageContext(req), token: req.params.token, email: user.email, errors: form.errors }), 422);
-    const accepted = await users.acceptInvite(req.params.token, form.data.password);
+    let accepted;
+    try {
+      accepted = await users.acceptInvite(req.params.token, form.data.password);
+    } catch (err) {
+      // Two accepts of one link at once: the second finds it used.
+      if (!(err instanceof UserError)) throw err;
+      app.log.warn('invite.refused', { reason: err.key, ip: req.ip });
+      return sendDocument(res, LoginPage({ ctx: pageContext(req), errors: { _form: req.t(err.key) } }), 409);
+    }
     await startSession(req, accepted.id);
     res.redirect(303, '/datasets');
   });
@@ -102,7 +114,8 @@ export function authRoutes(app: AppContext): Router {
   r.post('/locale', (req, res) => {
     const locale = req.body?.locale;
     if (isLocale(locale)) {
-      req.session.locale = locale;
+      // A cookie, not the session: a visitor who has not signed in has no session row, and gets none for this.
+      writeCookie(res, LOCALE_COOKIE, locale, { secure: app.config.secureCookies, maxAgeMs: YEAR_MS });
       if (req.user) users.queries.setLocale(req.user.id, locale);
     }
     res.redirect(303, safeNext(typeof req.body?.back === 'string' ? req.body.back : undefined));

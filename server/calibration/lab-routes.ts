@@ -13,16 +13,18 @@ import { RunError } from '../judge/runner.ts';
 import { holdoutPart } from './holdout.ts';
 import { comparePromptVersions } from './compare.ts';
 import { exampleItems } from './service.ts';
+import { LIMITS } from '../limits.ts';
+import { inDataset } from '../datasets/scoped.ts';
 import { ComparePage, PromptLabPage, type ExampleCandidate, type LabState } from '../../views/pages/prompt-lab.tsx';
 import { HoldoutConfirmPage } from '../../views/pages/holdout-looks.tsx';
 
 const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown(), response_id: z.number().int().optional() }).loose());
 const Draft = z.object({
-  instruction: z.string().trim().min(1).max(50_000),
-  output_format: z.string().max(20_000).default(''),
-  examples: z.string().max(500_000).default('[]'),
+  instruction: z.string().trim().min(1).max(LIMITS.promptInstruction),
+  output_format: z.string().max(LIMITS.promptFormat).default(''),
+  examples: z.string().max(LIMITS.promptExamples).default('[]'),
   language: z.enum(['en', 'zh']),
-  note: z.string().trim().max(500).default(''),
+  note: z.string().trim().max(LIMITS.promptNote).default(''),
 });
 
 export function labRoutes(app: AppContext): Router {
@@ -36,7 +38,9 @@ export function labRoutes(app: AppContext): Router {
 
   /** The candidates for few-shot examples: their question, answer and the first expert note, in one query. */
   const candidateRows = app.db.prepare<[string], { id: number; question: string; answer: string; rationale: string | null; corrected_answer: string | null }>(`
-    SELECT r.id, s.question, r.answer, f.rationale, f.corrected_answer FROM response r JOIN sample s ON s.id = r.sample_id
+    SELECT r.id, substr(s.question, 1, ${LIMITS.question}) AS question, substr(r.answer, 1, ${LIMITS.answer}) AS answer,
+      substr(f.rationale, 1, ${LIMITS.rationale}) AS rationale, substr(f.corrected_answer, 1, ${LIMITS.correctedAnswer}) AS corrected_answer
+    FROM response r JOIN sample s ON s.id = r.sample_id
     LEFT JOIN annotation f ON f.id = (SELECT a.id FROM annotation a WHERE a.response_id = r.id AND a.state = 'submitted'
       AND (a.rationale <> '' OR a.corrected_answer <> '') ORDER BY a.submitted_at LIMIT 1)
     WHERE r.id IN (SELECT value FROM json_each(?))`);
@@ -53,7 +57,11 @@ export function labRoutes(app: AppContext): Router {
   const partIds = (dataset: DatasetRow, criterionId: number, part: 'calibration' | 'held_out'): number[] =>
     parts(dataset, calibration.goldFor(criteria.get(criterionId)!))[part];
 
-  function state(dataset: DatasetRow, q: Record<string, unknown>, draft?: PromptTemplate): LabState | null {
+  /**
+   * The lab's state for a user; few-shot candidates show gold values and expert rationales, so only
+   * items whose labels the user may read are candidates (access/permissions.ts).
+   */
+  function state(dataset: DatasetRow, user: Request['user'], q: Record<string, unknown>, draft?: PromptTemplate): LabState | null {
     const metrics = llmMetrics(dataset.id);
     const metricKey = metrics.includes(String(q.metric)) ? String(q.metric) : metrics[0];
     const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
@@ -67,7 +75,8 @@ export function labRoutes(app: AppContext): Router {
     const split = parts(dataset, gold);
     // Items of an estimation sample never become examples: the true score's sample must stay random.
     const sampled = app.estimates.sampledIds(dataset.id);
-    const shown = split.calibration.filter((id) => !sampled.has(id)).slice(0, 40);
+    const readable = app.access.readableItems(user, dataset.id);
+    const shown = split.calibration.filter((id) => !sampled.has(id) && (readable === null || readable.has(id))).slice(0, 40);
     const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
     const candidates: ExampleCandidate[] = shown.flatMap((id) => {
       const r = rows.get(id);
@@ -100,7 +109,7 @@ export function labRoutes(app: AppContext): Router {
   r.get('/datasets/:id/prompt-lab', requireUser, (req, res) => {
     const dataset = load(req);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    const s = state(dataset, req.query as Record<string, unknown>);
+    const s = state(dataset, req.user, req.query as Record<string, unknown>);
     if (!s) return sendError(req, res, 422, req.t('lab.needs'));
     sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s }));
   });
@@ -109,15 +118,17 @@ export function labRoutes(app: AppContext): Router {
     const dataset = load(req);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const read = readDraft(req);
-    const base = state(dataset, req.body as Record<string, unknown>);
+    const base = state(dataset, req.user, req.body as Record<string, unknown>);
     if (!base) return sendError(req, res, 422, req.t('lab.needs'));
     if ('error' in read) return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: base, errors: { examples: read.error } }), 422);
-    const id = Number(req.body?.example);
+    const resp = inDataset(app, dataset.id).response(req.body?.example);
+    if (!resp) return sendError(req, res, 404, req.t('err.not_found'));
+    const id = resp.id;
     // Only items of the calibration part may become examples: the held-out part stays unseen.
     if (holdoutPart(dataset.holdout_seed, id) !== 'calibration') return sendError(req, res, 422, req.t('lab.not_calibration_item'));
+    // The candidates are the items whose labels this user may read (see state()).
     const c = base.candidates.find((x) => x.response_id === id);
-    const resp = responses.byId(id);
-    if (!c || !resp) return sendError(req, res, 404, req.t('err.not_found'));
+    if (!c) return sendError(req, res, 404, req.t('err.not_found'));
     const example = {
       input: { question: resp.question, answer: resp.answer, ground_truth: resp.ground_truth, contexts: JSON.parse(resp.retrieved_contexts) as string[] },
       output: { value: c.gold, reason: c.rationale, ...(c.corrected_answer ? { corrected_answer: c.corrected_answer } : {}) },
@@ -130,7 +141,7 @@ export function labRoutes(app: AppContext): Router {
   r.post('/datasets/:id/prompt-lab/run', expert, (req, res) => {
     const dataset = load(req);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    const base = state(dataset, req.body as Record<string, unknown>);
+    const base = state(dataset, req.user, req.body as Record<string, unknown>);
     if (!base) return sendError(req, res, 422, req.t('lab.needs'));
     const read = readDraft(req);
     if ('error' in read) return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: base, errors: { examples: read.error } }), 422);
@@ -152,10 +163,12 @@ export function labRoutes(app: AppContext): Router {
 
   r.post('/datasets/:id/prompt-lab/final', expert, (req, res) => {
     const dataset = load(req);
-    const source = runner.queries.byId(idParam(String(req.body?.run)) ?? 0);
-    if (!dataset || !source || source.dataset_id !== dataset.id) return sendError(req, res, 404, req.t('err.not_found'));
-    const criterionId = Number(req.body?.criterion);
-    if (!criteria.get(criterionId)) return sendError(req, res, 422, req.t('err.bad_request'));
+    const own = dataset && inDataset(app, dataset.id);
+    const source = own?.run(req.body?.run);
+    if (!dataset || !own || !source) return sendError(req, res, 404, req.t('err.not_found'));
+    const criterion = own.criterion(req.body?.criterion);
+    if (!criterion) return sendError(req, res, 422, req.t('err.bad_request'));
+    const criterionId = criterion.id;
     const used = (JSON.parse(source.prompts) as { used?: Record<string, PromptInUse> }).used ?? {};
     const examples = exampleItems(source);
     const ids = partIds(dataset, criterionId, 'held_out').filter((id) => !examples.has(id));
@@ -183,10 +196,9 @@ export function labRoutes(app: AppContext): Router {
 
   r.get('/datasets/:id/compare', requireUser, (req, res) => {
     const dataset = load(req);
-    const a = runner.queries.byId(idParam(String(req.query.a)) ?? 0);
-    const b = runner.queries.byId(idParam(String(req.query.b)) ?? 0);
-    const criterion = criteria.get(Number(req.query.criterion));
-    if (!dataset || !a || !b || !criterion || a.dataset_id !== dataset.id || b.dataset_id !== dataset.id) return sendError(req, res, 404, req.t('err.not_found'));
+    const own = dataset && inDataset(app, dataset.id);
+    const a = own?.run(req.query.a), b = own?.run(req.query.b), criterion = own?.criterion(req.query.criterion);
+    if (!dataset || !a || !b || !criterion) return sendError(req, res, 404, req.t('err.not_found'));
     const input = (run: typeof a) => ({ criterion, run, part: 'all' as const, holdoutSeed: dataset.holdout_seed });
     const exclude = new Set([...exampleItems(a), ...exampleItems(b)]);
     const cmp = comparePromptVersions(calibration.pairs(input(a)), calibration.pairs(input(b)), criterion.kind, 0.5, { exclude,

@@ -10,6 +10,7 @@ import type { RunRow } from '../judge/run-queries.ts';
 import type { PromptInUse } from '../judge/types.ts';
 import { holdoutPart, type HoldoutPart } from './holdout.ts';
 import { calibrationReport, type CalibrationPair, type CalibrationReport } from './report.ts';
+import { writableGuard } from '../datasets/archived.ts';
 
 export type Part = 'all' | HoldoutPart;
 export const PARTS: Part[] = ['calibration', 'held_out', 'all'];
@@ -39,9 +40,15 @@ export function exampleItems(run: RunRow): Set<number> {
   return ids;
 }
 
-export interface VerdictRow { response_id: number; verdict: 'judge_right' | 'expert_right' | 'ambiguous'; note: string; reviewer_email: string; updated_at: string }
+export interface VerdictRow { response_id: number; verdict: 'judge_right' | 'expert_right' | 'ambiguous'; note: string; reviewer_email: string; updated_at: string; version: number }
+
+/** Someone recorded a verdict on this item since the form was read. */
+export class VerdictConflict extends Error {
+  constructor() { super('conflict'); }
+}
 
 export function calibrationService(db: DB, audit: AuditQueries, derived: DerivedCache) {
+  const writable = writableGuard(db);
   const s = {
     scores: db.prepare<{ run: number; ds: number }, { id: number; status: string | null; value: number | null; label: string | null; system: string }>(`
       SELECT r.id, sc.status, sc.value, json_extract(sc.trace, '$.values.raw_value') AS label, r.system
@@ -58,11 +65,11 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
     upsertVerdict: db.prepare(`INSERT INTO review_verdict (dataset_id, run_id, response_id, criterion_id, verdict, note, reviewer_id)
       VALUES (@dataset_id, @run_id, @response_id, @criterion_id, @verdict, @note, @reviewer_id)
       ON CONFLICT (run_id, response_id, criterion_id) DO UPDATE SET verdict = excluded.verdict, note = excluded.note,
-        reviewer_id = excluded.reviewer_id, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`),
-    verdict: db.prepare<[number, number, number], VerdictRow>(`SELECT v.response_id, v.verdict, v.note, u.email AS reviewer_email, v.updated_at
+        reviewer_id = excluded.reviewer_id, version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`),
+    verdict: db.prepare<[number, number, number], VerdictRow>(`SELECT v.response_id, v.verdict, v.note, u.email AS reviewer_email, v.updated_at, v.version
       FROM review_verdict v JOIN user u ON u.id = v.reviewer_id WHERE v.run_id = ? AND v.response_id = ? AND v.criterion_id = ?`),
     calibratedPairs: db.prepare<[number], { criterion_id: number; metric_key: string }>('SELECT DISTINCT criterion_id, metric_key FROM calibration WHERE dataset_id = ?'),
-    verdicts: db.prepare<[number, number], VerdictRow>(`SELECT v.response_id, v.verdict, v.note, u.email AS reviewer_email, v.updated_at
+    verdicts: db.prepare<[number, number], VerdictRow>(`SELECT v.response_id, v.verdict, v.note, u.email AS reviewer_email, v.updated_at, v.version
       FROM review_verdict v JOIN user u ON u.id = v.reviewer_id WHERE v.run_id = ? AND v.criterion_id = ?`),
   };
 
@@ -127,6 +134,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
     record(actorId: number | null, input: CalibrationInput, report: CalibrationReport, itemIds: number[]): number {
       const strength = strengthOf(report);
       return db.transaction(() => {
+        writable(input.run.dataset_id);
         const id = Number(s.insert.run({
           dataset_id: input.run.dataset_id, criterion_id: input.criterion.id, run_id: input.run.id, metric_key: input.run.metric_key, part: input.part,
           threshold: report.kind === 'binary' ? report.threshold : (input.threshold ?? 0.5), strength: strength.value, strength_name: strength.name,
@@ -140,9 +148,13 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
     latestFor: (datasetId: number, metricKey: string) => s.latest.get(datasetId, metricKey),
     /** "criterionId:metricKey" of every pair recorded as a calibration in the dataset. */
     calibratedPairs: (datasetId: number) => new Set(s.calibratedPairs.all(datasetId).map((p) => `${p.criterion_id}:${p.metric_key}`)),
-    setVerdict(reviewerId: number, v: { dataset_id: number; run_id: number; response_id: number; criterion_id: number; verdict: string; note: string }): void {
+    /** Records a reviewer's verdict; `expectedVersion` is the verdict version the form showed (0: none yet). */
+    setVerdict(reviewerId: number, v: { dataset_id: number; run_id: number; response_id: number; criterion_id: number; verdict: string; note: string },
+      expectedVersion: number): void {
       db.transaction(() => {
+        writable(v.dataset_id);
         const before = s.verdict.get(v.run_id, v.response_id, v.criterion_id);
+        if ((before?.version ?? 0) !== expectedVersion) throw new VerdictConflict();
         s.upsertVerdict.run({ ...v, reviewer_id: reviewerId });
         audit.record({ actorId: reviewerId, entityType: 'run', entityId: v.run_id, datasetId: v.dataset_id, action: 'review_verdict',
           before: before ? { verdict: before.verdict, note: before.note } : undefined, after: { response: v.response_id, criterion: v.criterion_id, verdict: v.verdict, note: v.note } });

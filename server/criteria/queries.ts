@@ -14,6 +14,7 @@ export interface CriterionRow {
   guidelines: string;
   position: number;
   archived: 0 | 1;
+  version: number;
 }
 
 export interface Criterion extends Omit<CriterionRow, 'options'> { options: CriterionOption[] }
@@ -31,7 +32,8 @@ export function criterionQueries(db: DB) {
     insert: db.prepare(`INSERT INTO criterion (dataset_id, name, kind, target, options, scale_min, scale_max, guidelines, position)
       VALUES (@dataset_id, @name, @kind, @target, @options, @scale_min, @scale_max, @guidelines,
         (SELECT coalesce(max(position), 0) + 1 FROM criterion WHERE dataset_id = @dataset_id))`),
-    update: db.prepare('UPDATE criterion SET guidelines = @guidelines, options = @options, archived = @archived WHERE id = @id'),
+    update: db.prepare(`UPDATE criterion SET guidelines = @guidelines, options = @options, archived = @archived, version = version + 1
+      WHERE id = @id AND version = @version`),
     labelCount: db.prepare<[number]>('SELECT count(*) FROM label WHERE criterion_id = ?').pluck(),
   };
   return {
@@ -39,10 +41,10 @@ export function criterionQueries(db: DB) {
     byName: (datasetId: number, name: string) => { const r = s.byName.get(datasetId, name); return r ? toCriterion(r) : undefined; },
     forDataset: (datasetId: number) => s.forDataset.all(datasetId).map(toCriterion),
     allForDataset: (datasetId: number) => s.allForDataset.all(datasetId).map(toCriterion),
-    insert: (c: Omit<Criterion, 'id' | 'position' | 'archived'>) =>
+    insert: (c: Omit<Criterion, 'id' | 'position' | 'archived' | 'version'>) =>
       Number(s.insert.run({ ...c, options: JSON.stringify(c.options) }).lastInsertRowid),
-    update: (id: number, c: { guidelines: string; options: CriterionOption[]; archived: boolean }) =>
-      s.update.run({ id, guidelines: c.guidelines, options: JSON.stringify(c.options), archived: c.archived ? 1 : 0 }),
+    update: (id: number, c: { guidelines: string; options: CriterionOption[]; archived: boolean; version: number }) =>
+      s.update.run({ id, guidelines: c.guidelines, options: JSON.stringify(c.options), archived: c.archived ? 1 : 0, version: c.version }).changes,
     labelCount: (id: number) => s.labelCount.get(id) as number,
   };
 }

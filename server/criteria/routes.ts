@@ -7,7 +7,9 @@ import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
-import { CriterionError } from './service.ts';
+import { CriterionConflict, CriterionError } from './service.ts';
+import { AssignmentConflict } from '../labels/service.ts';
+import { LIMITS } from '../limits.ts';
 import type { CriterionOption } from './values.ts';
 import { AssignmentPage, CriteriaPage } from '../../views/pages/criteria.tsx';
 
@@ -20,28 +22,33 @@ export function parseOptions(textValue: string): CriterionOption[] {
   });
 }
 
+/** The options field holds one option per line: as many lines as options are allowed, each value | label. */
+const OPTIONS_TEXT = LIMITS.options * (2 * LIMITS.optionText + 4);
+
 const optionalInt = z.string().trim().transform((s) => (s === '' ? null : Number(s))).pipe(z.number().int({ error: 'err.invalid' }).nullable());
 
 const CreateForm = z.object({
-  name: text(60, 1).refine((s) => /^[\p{L}\p{N}_-]+$/u.test(s), { error: 'err.criterion_name' }),
+  name: text(LIMITS.criterionName, 1).refine((s) => /^[\p{L}\p{N}_-]+$/u.test(s), { error: 'err.criterion_name' }),
   kind: z.enum(['binary', 'categorical', 'ordinal', 'numeric'], { error: 'err.invalid' }),
   target: z.enum(['response', 'context'], { error: 'err.invalid' }),
-  options: z.string().max(10_000).default('').transform(parseOptions),
+  options: text(OPTIONS_TEXT).transform(parseOptions),
   scale_min: optionalInt.default(null),
   scale_max: optionalInt.default(null),
-  guidelines: text(8000),
+  guidelines: text(LIMITS.guidelines),
 }).refine((c) => c.target === 'response' || c.kind === 'binary', { error: 'err.context_binary', path: ['target'] });
 
 const UpdateForm = z.object({
-  guidelines: text(8000),
-  options: z.string().max(10_000).optional().transform((s) => (s === undefined ? undefined : parseOptions(s))),
+  guidelines: text(LIMITS.guidelines),
+  options: z.string().max(OPTIONS_TEXT, { error: 'err.too_long' }).optional().transform((s) => (s === undefined ? undefined : parseOptions(s))),
   archived: z.literal('1').optional(),
+  version: z.coerce.number({ error: 'err.bad_request' }).int().min(1),
 });
 
 const AssignmentForm = z.object({
   overlap: z.coerce.number({ error: 'err.overlap' }).int({ error: 'err.overlap' }).min(1, { error: 'err.overlap' }).max(5, { error: 'err.overlap' }),
   label: z.union([z.string(), z.array(z.string())]).optional().transform((v) => (v === undefined ? [] : [v].flat()).map(Number)),
   adjudicate: z.union([z.string(), z.array(z.string())]).optional().transform((v) => (v === undefined ? [] : [v].flat()).map(Number)),
+  version: z.coerce.number({ error: 'err.bad_request' }).int().min(1),
 });
 
 export function criterionRoutes(app: AppContext): Router {
@@ -67,7 +74,7 @@ export function criterionRoutes(app: AppContext): Router {
       criteria.create(req.user!.id, dataset.id, form.data);
       res.redirect(303, `/datasets/${dataset.id}/criteria`);
     } catch (err) {
-      if (err instanceof CriterionError) return rerender({ [err.field]: req.t(err.key) });
+      if (err instanceof CriterionError) return rerender({ [err.field]: req.t(err.key, err.params) });
       throw err;
     }
   });
@@ -77,15 +84,21 @@ export function criterionRoutes(app: AppContext): Router {
     if (!criterion) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(UpdateForm, req.body, req.t);
     const dataset = datasets.get(criterion.dataset_id)!;
-    const rerender = (errors: Record<string, string>) =>
-      sendDocument(res, CriteriaPage({ ctx: pageContext(req), dataset, criteria: criteria.queries.allForDataset(dataset.id), errors }), 422);
-    if (!form.ok) return rerender(form.errors);
+    const rerender = (errors: Record<string, string>, status = 422) =>
+      sendDocument(res, CriteriaPage({ ctx: pageContext(req), dataset, criteria: criteria.queries.allForDataset(dataset.id), errors }), status);
+    if (!form.ok) return rerender({ _form: `${criterion.name}: ${Object.values(form.errors).join(' ')}` });
     try {
-      criteria.update(req.user!.id, criterion.id, { guidelines: form.data.guidelines, options: form.data.options, archived: form.data.archived === '1' });
+      criteria.update(req.user!.id, criterion.id, form.data.version,
+        { guidelines: form.data.guidelines, options: form.data.options, archived: form.data.archived === '1' });
       req.session.flash = req.t('flash.saved');
       res.redirect(303, `/datasets/${dataset.id}/criteria`);
     } catch (err) {
-      if (err instanceof CriterionError) return rerender({ _form: `${criterion.name}: ${req.t(err.key)}` });
+      if (err instanceof CriterionConflict) {
+        app.log.info('criterion.conflict', { criterion: criterion.id, user: req.user!.id });
+        // The page shows what the other person saved; what this person typed is quoted so nothing is lost.
+        return rerender({ _form: req.t('err.criterion_conflict', { name: criterion.name, guidelines: form.data.guidelines }) }, 409);
+      }
+      if (err instanceof CriterionError) return rerender({ _form: `${criterion.name}: ${req.t(err.key, err.params)}` });
       throw err;
     }
   });
@@ -105,7 +118,15 @@ export function criterionRoutes(app: AppContext): Router {
     }
     const eligible = users.queries.all().filter((u) => u.role !== 'viewer' && !u.disabled);
     const members = eligible.map((u) => ({ userId: u.id, label: form.data.label.includes(u.id), adjudicate: form.data.adjudicate.includes(u.id) }));
-    labels.setAssignment(req.user!.id, dataset.id, form.data.overlap, members);
+    try {
+      labels.setAssignment(req.user!.id, dataset.id, form.data.version, form.data.overlap, members);
+    } catch (err) {
+      if (!(err instanceof AssignmentConflict)) throw err;
+      app.log.info('assignment.conflict', { dataset: dataset.id, user: req.user!.id });
+      const current = datasets.get(dataset.id)!;
+      return sendDocument(res, AssignmentPage({ ctx: pageContext(req), dataset: current, users: users.queries.all(), members: labels.members(dataset.id),
+        errors: { _form: req.t('err.assignment_conflict') } }), 409);
+    }
     req.session.flash = req.t('flash.saved');
     res.redirect(303, `/datasets/${dataset.id}`);
   });

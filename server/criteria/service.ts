@@ -4,9 +4,16 @@ import type { AuditQueries } from '../audit/queries.ts';
 import type { MessageKey } from '../i18n/index.ts';
 import { criterionQueries, type Criterion } from './queries.ts';
 import { BINARY_OPTIONS, type CriterionKind, type CriterionOption, type CriterionTarget } from './values.ts';
+import { LIMITS } from '../limits.ts';
+import { writableGuard } from '../datasets/archived.ts';
 
 export class CriterionError extends Error {
-  constructor(readonly key: MessageKey, readonly field = '_form') { super(key); }
+  constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
+}
+
+/** Someone saved the criterion since the form was read; `current` is what they saved. */
+export class CriterionConflict extends Error {
+  constructor(readonly current: Criterion) { super('conflict'); }
 }
 
 export interface CriterionInput {
@@ -20,6 +27,11 @@ export interface CriterionInput {
 }
 
 function validate(input: CriterionInput): CriterionInput {
+  if (input.name.length > LIMITS.criterionName) throw new CriterionError('err.limit_too_long', 'name', { limit: LIMITS.criterionName, length: input.name.length });
+  if (input.guidelines.length > LIMITS.guidelines) throw new CriterionError('err.limit_too_long', 'guidelines', { limit: LIMITS.guidelines, length: input.guidelines.length });
+  if (input.options.length > LIMITS.options) throw new CriterionError('err.limit_options', 'options', { limit: LIMITS.options, count: input.options.length });
+  const long = input.options.find((o) => o.value.length > LIMITS.optionText || o.label.length > LIMITS.optionText);
+  if (long) throw new CriterionError('err.limit_option_text', 'options', { limit: LIMITS.optionText });
   if (input.kind === 'categorical' && input.options.length < 2) throw new CriterionError('err.criterion_options', 'options');
   if (new Set(input.options.map((o) => o.value)).size !== input.options.length) throw new CriterionError('err.criterion_options_unique', 'options');
   if (input.kind === 'ordinal') {
@@ -35,6 +47,8 @@ function validate(input: CriterionInput): CriterionInput {
 
 export function criterionService(db: DB, audit: AuditQueries) {
   const q = criterionQueries(db);
+  const writable = writableGuard(db);
+  const count = db.prepare<[number], number>('SELECT count(*) FROM criterion WHERE dataset_id = ?').pluck();
   return {
     queries: q,
     get: (id: number) => q.byId(id),
@@ -43,7 +57,9 @@ export function criterionService(db: DB, audit: AuditQueries) {
     create(actorId: number | null, datasetId: number, raw: CriterionInput): Criterion {
       const input = validate(raw);
       return db.transaction(() => {
+        writable(datasetId);
         if (q.byName(datasetId, input.name)) throw new CriterionError('err.criterion_name_taken', 'name');
+        if (count.get(datasetId)! >= LIMITS.criteria) throw new CriterionError('err.limit_criteria', 'name', { limit: LIMITS.criteria });
         const id = q.insert({ dataset_id: datasetId, ...input });
         const created = q.byId(id)!;
         audit.record({ actorId, entityType: 'criterion', entityId: id, datasetId, action: 'create', after: created });
@@ -51,11 +67,19 @@ export function criterionService(db: DB, audit: AuditQueries) {
       })();
     },
 
-    /** Guidelines and option labels can change at any time; option values in use cannot disappear. */
-    update(actorId: number, id: number, change: { guidelines: string; options?: CriterionOption[]; archived: boolean }): Criterion {
+    /**
+     * Guidelines and option labels can change at any time; option values in use cannot disappear.
+     * `expectedVersion` is the version the form was read at: another save since then is a conflict.
+     */
+    update(actorId: number, id: number, expectedVersion: number, change: { guidelines: string; options?: CriterionOption[]; archived: boolean }): Criterion {
       return db.transaction(() => {
         const before = q.byId(id);
         if (!before) throw new CriterionError('err.not_found');
+        writable(before.dataset_id);
+        if (before.version !== expectedVersion) throw new CriterionConflict(before);
+        if (change.guidelines.length > LIMITS.guidelines) {
+          throw new CriterionError('err.limit_too_long', 'guidelines', { limit: LIMITS.guidelines, length: change.guidelines.length });
+        }
         let options = before.options;
         if (change.options && before.kind === 'categorical') {
           const kept = new Set(change.options.map((o) => o.value));
@@ -64,7 +88,7 @@ export function criterionService(db: DB, audit: AuditQueries) {
         } else if (change.options && before.kind === 'binary' && change.options.length === 2) {
           options = before.options.map((o, i) => ({ value: o.value, label: change.options![i]!.label }));
         }
-        q.update(id, { guidelines: change.guidelines, options, archived: change.archived });
+        q.update(id, { guidelines: change.guidelines, options, archived: change.archived, version: before.version });
         const after = q.byId(id)!;
         audit.record({ actorId, entityType: 'criterion', entityId: id, datasetId: before.dataset_id, action: 'update', before, after });
         return after;

@@ -106,17 +106,17 @@ async function loadSet(app: AppContext, actorId: number | null, set: ExampleSet,
       guidelines: set.criteria.correct.guidelines });
     const relevant = app.criteria.create(actorId, dataset.id, { name: 'relevant', kind: 'binary', target: 'context', options: [],
       scale_min: null, scale_max: null, guidelines: set.criteria.relevant.guidelines });
-    app.labels.setAssignment(actorId ?? a.id, dataset.id, 2, []);
+    app.labels.setAssignment(actorId ?? a.id, dataset.id, app.datasets.get(dataset.id)!.version, 2, []);
     const cs = [correct, relevant];
     // 3. Labels, submitted as the workspace submits them.
     responses.forEach((r, k) => {
       const target = { id: ids[k]!, dataset_id: dataset.id, nContexts: r.contexts.length };
       const truth = { correct: r.correct, relevant: r.contexts.map((c) => c === r.item.ctx) };
-      app.labels.submit(a, target, cs, labelsFromForm(correct.id, relevant.id, truth, r.correct ? '' : set.rationale.wrong), null);
+      app.labels.submit(a, target, cs, labelsFromForm(correct.id, relevant.id, truth, r.correct ? '' : set.rationale.wrong), 0);
       if (k >= B_LABELLED) return;
       const byB = { correct: B_DISAGREES.has(k) ? !r.correct : r.correct,
         relevant: truth.relevant.map((v, c) => (k === B_CONTEXT_DISAGREES.response && c === B_CONTEXT_DISAGREES.context ? !v : v)) };
-      app.labels.submit(b, target, cs, labelsFromForm(correct.id, relevant.id, byB, B_DISAGREES.has(k) ? set.rationale.disagree : ''), null);
+      app.labels.submit(b, target, cs, labelsFromForm(correct.id, relevant.id, byB, B_DISAGREES.has(k) ? set.rationale.disagree : ''), 0);
     });
     const samples = app.db.prepare<[number], { id: number; version: number }>('SELECT id, version FROM sample WHERE dataset_id = ? ORDER BY id').all(dataset.id);
     samples.forEach((s, i) => {

@@ -12,6 +12,8 @@ export interface DatasetRow {
   overlap: number;
   slots_filled: number;
   n_responses: number;
+  /** Moves with every change of the settings or the labelling assignment (migration 0015). */
+  version: number;
   created_by: number | null;
   created_at: string;
   updated_at: string;
@@ -35,9 +37,9 @@ export function datasetQueries(db: DB) {
     insert: db.prepare<{ name: string; description: string; language: string; domain: string; seed: number; by: number | null }>(
       `INSERT INTO dataset (name, description, language, domain, holdout_seed, created_by)
        VALUES (@name, @description, @language, @domain, @seed, @by)`),
-    update: db.prepare<{ id: number; name: string; description: string; language: string; domain: string; archived: number }>(
+    update: db.prepare<{ id: number; name: string; description: string; language: string; domain: string; archived: number; version: number }>(
       `UPDATE dataset SET name = @name, description = @description, language = @language, domain = @domain,
-       archived = @archived, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = @id`),
+       archived = @archived, version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = @id AND version = @version`),
     touch: db.prepare<[number]>("UPDATE dataset SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?"),
   };
   return {
@@ -46,7 +48,8 @@ export function datasetQueries(db: DB) {
     list: (includeArchived: boolean) => s.list.all(includeArchived ? 1 : 0),
     insert: (d: { name: string; description: string; language: string; domain: string; seed: number; by: number | null }) =>
       Number(s.insert.run(d).lastInsertRowid),
-    update: (d: { id: number; name: string; description: string; language: string; domain: string; archived: number }) => s.update.run(d),
+    update: (d: { id: number; name: string; description: string; language: string; domain: string; archived: number; version: number }) =>
+      s.update.run(d).changes,
     touch: (id: number) => s.touch.run(id),
   };
 }

@@ -6,7 +6,8 @@ import { parseForm, text } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
-import { DatasetError } from './service.ts';
+import { DatasetConflict, DatasetError } from './service.ts';
+import { LIMITS } from '../limits.ts';
 import type { DatasetRow } from './queries.ts';
 import { waitingFor } from './waiting.ts';
 import { loadExampleData } from './example.ts';
@@ -17,15 +18,15 @@ import { estimateOverview } from '../estimate/routes.ts';
 import { EstimateOverview } from '../../views/pages/estimate-overview.tsx';
 
 export const DatasetForm = z.object({
-  name: text(120, 1),
-  description: text(4000),
+  name: text(LIMITS.datasetName, 1),
+  description: text(LIMITS.description),
   language: z.enum(['zh', 'en'], { error: 'err.invalid' }),
-  domain: text(120),
+  domain: text(LIMITS.domain),
 });
-const SettingsForm = DatasetForm.extend({ archived: z.literal('1').optional() });
+const SettingsForm = DatasetForm.extend({ archived: z.literal('1').optional(), version: z.coerce.number({ error: 'err.bad_request' }).int().min(1) });
 
 const ListQuery = z.object({
-  q: z.string().trim().max(200).catch(''),
+  q: z.string().trim().max(LIMITS.search).catch(''),
   status: z.enum(STATUSES).or(z.literal('')).catch(''),
   tag: z.string().trim().max(100).catch(''),
   author: z.coerce.number().int().positive().or(z.literal('')).catch(''),
@@ -102,6 +103,8 @@ export function datasetRoutes(app: AppContext): Router {
   r.get('/datasets/:id', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    // The search index cannot hold a NUL character (SQLite ends the text there): say so instead of failing.
+    if (Object.values(req.query).some((v) => typeof v === 'string' && v.includes('\u0000'))) return sendError(req, res, 400, req.t('err.search_nul'));
     const state = listState(req.query);
     const list = sampleList(app, dataset.id, state);
     const ctx = pageContext(req);
@@ -113,21 +116,29 @@ export function datasetRoutes(app: AppContext): Router {
   r.get('/datasets/:id/settings', expert, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    sendDocument(res, DatasetSettingsPage({ ctx: pageContext(req), dataset, values: { ...dataset, archived: dataset.archived === 1 } }));
+    sendDocument(res, DatasetSettingsPage({ ctx: pageContext(req), dataset, values: { ...dataset, archived: dataset.archived === 1, version: dataset.version } }));
   });
 
   r.post('/datasets/:id/settings', expert, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(SettingsForm, req.body, req.t);
-    const rerender = (errors: Record<string, string>) => sendDocument(res, DatasetSettingsPage({
-      ctx: pageContext(req), dataset, values: { ...req.body, archived: req.body?.archived === '1' }, errors }), 422);
+    // A refused form keeps the version it was read at; after a conflict it carries the current one.
+    const rerender = (errors: Record<string, string>, status = 422) => sendDocument(res, DatasetSettingsPage({
+      ctx: pageContext(req), dataset, errors,
+      values: { ...req.body, archived: req.body?.archived === '1', version: status === 409 ? dataset.version : Number(req.body?.version) || dataset.version } }), status);
     if (!form.ok) return rerender(form.errors);
+    const { version, ...input } = form.data;
     try {
-      datasets.update(req.user!.id, dataset.id, { ...form.data, archived: form.data.archived === '1' });
+      datasets.update(req.user!.id, dataset.id, version, { ...input, archived: input.archived === '1' });
       req.session.flash = req.t('flash.saved');
       redirectAfterPost(req, res, `/datasets/${dataset.id}`);
     } catch (err) {
+      if (err instanceof DatasetConflict) {
+        app.log.info('dataset.conflict', { dataset: dataset.id, user: req.user!.id });
+        // What this person typed stays in the form, against the current version: saving again is a conscious overwrite.
+        return rerender({ _form: req.t('err.dataset_conflict', { name: err.current.name }) }, 409);
+      }
       if (err instanceof DatasetError) return rerender({ [err.field]: req.t(err.key) });
       throw err;
     }

@@ -4,9 +4,15 @@ import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import type { MessageKey } from '../i18n/index.ts';
 import { datasetQueries, type DatasetRow } from './queries.ts';
+import { ArchivedError } from './archived.ts';
 
 export class DatasetError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form') { super(key); }
+}
+
+/** Someone changed the dataset's settings or assignment since the form was read; `current` is the dataset now. */
+export class DatasetConflict extends Error {
+  constructor(readonly current: DatasetRow) { super('conflict'); }
 }
 
 export interface DatasetInput {
@@ -39,13 +45,19 @@ export function datasetService(db: DB, audit: AuditQueries) {
       })();
     },
 
-    update(actorId: number, id: number, input: DatasetInput & { archived: boolean }): DatasetRow {
+    /**
+     * Settings are read-only while the dataset is archived, except for un-archiving it.
+     * `expectedVersion` is the version the form was read at: another change since then is a conflict.
+     */
+    update(actorId: number, id: number, expectedVersion: number, input: DatasetInput & { archived: boolean }): DatasetRow {
       return db.transaction(() => {
         const before = q.byId(id);
         if (!before) throw new DatasetError('err.not_found');
+        if (before.archived && input.archived) throw new ArchivedError(id);
+        if (before.version !== expectedVersion) throw new DatasetConflict(before);
         const clash = q.byName(input.name);
         if (clash && clash.id !== id) throw new DatasetError('err.dataset_name_taken', 'name');
-        q.update({ id, ...input, archived: input.archived ? 1 : 0 });
+        q.update({ id, ...input, archived: input.archived ? 1 : 0, version: before.version });
         const after = q.byId(id)!;
         audit.record({ actorId, entityType: 'dataset', entityId: id, datasetId: id, action: 'update', before: snapshot(before), after: snapshot(after) });
         return after;

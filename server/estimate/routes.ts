@@ -98,15 +98,15 @@ export function estimateRoutes(app: AppContext): Router {
   const r = Router();
   const expert = requireRole('expert', app.log);
 
-  function writableDataset(req: Request): DatasetRow | { status: number; message: string } {
+  function datasetOf(req: Request): DatasetRow | { status: number; message: string } {
     const dataset = app.datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return { status: 404, message: req.t('err.not_found') };
-    if (dataset.archived) return { status: 403, message: req.t('err.dataset_archived') };
+    // An archived dataset is refused by the service (ArchivedError, answered 409 like every write).
     return dataset;
   }
 
   r.post('/datasets/:id/estimate/samples', expert, (req, res) => {
-    const dataset = writableDataset(req);
+    const dataset = datasetOf(req);
     if ('status' in dataset) return sendError(req, res, dataset.status, dataset.message);
     const back = Back.parse(req.body ?? {});
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -132,7 +132,7 @@ export function estimateRoutes(app: AppContext): Router {
   });
 
   r.post('/datasets/:id/estimate/samples/:sid/extend', expert, (req, res) => {
-    const dataset = writableDataset(req);
+    const dataset = datasetOf(req);
     if ('status' in dataset) return sendError(req, res, dataset.status, dataset.message);
     const sample = app.estimates.sample(idParam(req.params.sid) ?? 0);
     if (!sample || sample.dataset_id !== dataset.id) return sendError(req, res, 404, req.t('err.not_found'));

@@ -13,6 +13,7 @@ import { biasDiagnostics, type BiasReport } from './bias.ts';
 import { compareScopes, estimateScope, goldNumber, predictionRule, type Comparison, type PredictionError, type SampledItem,
   type ScopeEstimate } from './compute.ts';
 import { drawUniform, MAX_SEED } from './sampling.ts';
+import { writableGuard } from '../datasets/archived.ts';
 import { estimateQueries, RANK_BASE, type DrawRow, type SampleRow, type SampledRow } from './queries.ts';
 
 /** The largest draw: a sample is for experts to label, and 20,000 labels is already more than a team gives. */
@@ -40,6 +41,7 @@ export interface EstimateResult {
 
 export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCache) {
   const q = estimateQueries(db);
+  const writable = writableGuard(db);
 
   function checkSize(size: number): void {
     if (!Number.isInteger(size) || size < 1 || size > MAX_SAMPLE_SIZE) throw new EstimateError('est.err_size', { max: MAX_SAMPLE_SIZE });
@@ -55,6 +57,7 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
   // example of the dataset), records the draw and its items, and queues the items after those
   // drawn before them.
   function drawInto(actorId: number | null, sample: SampleRow, size: number, seed: number): DrawResult {
+    writable(sample.dataset_id);
     const examples = new Set(q.exampleIds.all({ ds: sample.dataset_id }));
     const frame = q.frame.all({ ds: sample.dataset_id, system: sample.system, max: sample.frame_max_id, sample: sample.id }).filter((id) => !examples.has(id));
     if (frame.length === 0) throw new EstimateError('est.err_empty_frame');

@@ -15,7 +15,6 @@ declare module 'express-session' {
   interface SessionData {
     userId?: number;
     csrf?: string;
-    locale?: Locale;
     flash?: string;
   }
 }

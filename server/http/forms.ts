@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { MessageKey, T } from '../i18n/index.ts';
 import { en } from '../i18n/en.ts';
+import { checkList } from '../limits.ts';
 
 export type FieldErrors = Record<string, string>;
 
@@ -18,17 +19,36 @@ export function parseForm<S extends z.ZodType>(schema: S, input: unknown, t: T):
   for (const issue of result.error.issues) {
     const field = String(issue.path[0] ?? '_form');
     if (errors[field]) continue;
-    errors[field] = isMessageKey(issue.message) ? t(issue.message) : t('err.invalid');
+    // A text over its limit says what the limit is (server/limits.ts).
+    if (issue.code === 'too_big' && issue.origin === 'string' && issue.message === 'err.too_long') errors[field] = t('err.too_long_limit', { limit: Number(issue.maximum) });
+    else {
+      const params = issue.code === 'custom' ? (issue.params as Record<string, string | number> | undefined) : undefined;
+      errors[field] = isMessageKey(issue.message) ? t(issue.message, params) : t('err.invalid');
+    }
   }
   return { ok: false, errors };
 }
 
-/** A text field: trimmed; an optional one (min 0) may also be left out of the form entirely. */
+/**
+ * A text field: trimmed, at most `max` characters (take `max` from server/limits.ts), no NUL
+ * character; an optional one (min 0) may also be left out of the form entirely.
+ */
 export function text(max: number, min = 0) {
   const field = z.string({ error: 'err.required' }).trim()
     .min(min, { error: 'err.required' })
-    .max(max, { error: 'err.too_long' });
+    .max(max, { error: 'err.too_long' })
+    .refine((s) => !s.includes('\u0000'), { error: 'err.nul_character' });
   return min > 0 ? field : field.default('');
+}
+
+/** A list field (one item per block or per tag): at most `maxItems` items of at most `maxEach` characters. */
+export function listOf(split: (value: string) => string[], maxItems: number, maxEach: number) {
+  return z.string({ error: 'err.invalid' }).default('').transform(split).superRefine((items, c) => {
+    const problem = checkList(items, maxItems, maxEach);
+    if (problem?.code === 'too_many') c.addIssue({ code: 'custom', message: 'err.limit_items', params: { limit: maxItems } });
+    else if (problem?.code === 'too_long') c.addIssue({ code: 'custom', message: 'err.limit_item_long', params: { limit: maxEach, item: problem.item ?? 0 } });
+    else if (problem) c.addIssue({ code: 'custom', message: 'err.nul_character' });
+  });
 }
 
 /** Newline-separated list (one context per block separated by a blank line, or one tag per comma). */

@@ -4,27 +4,56 @@ import fs from 'node:fs';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log.ts';
 import type { Role } from './context.ts';
+import { readCookie, writeCookie } from './cookies.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function ensureCsrfToken(req: Request): string {
-  if (!req.session.csrf) req.session.csrf = crypto.randomBytes(32).toString('base64url');
-  return req.session.csrf;
-}
+/** The cookie that carries an anonymous visitor's CSRF nonce (no session is stored before login). */
+export const CSRF_COOKIE = 'goldset.csrf';
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 
 function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a), y = Buffer.from(b);
   return x.length === y.length && crypto.timingSafeEqual(x, y);
 }
 
-/** Synchronizer-token CSRF check for cookie-authenticated requests (the bearer-token API is exempt). */
-export function csrfProtection(log: Logger) {
+/**
+ * CSRF protection for cookie-authenticated requests (the bearer-token API is exempt).
+ *
+ * Signed-in users: a synchronizer token kept in their session. Anonymous visitors (the login,
+ * setup and invitation forms, the language switch) have no session row — storing one per visitor
+ * would let anyone fill the table — so they get a signed double-submit token instead: a random
+ * nonce in an HttpOnly cookie, and the form carries HMAC(secret, nonce). A cross-site form cannot
+ * read the cookie, and without the server's secret no valid pair can be made up.
+ */
+export function csrfProtection(log: Logger, secret: string, secureCookies: boolean) {
+  const sign = (nonce: string) => crypto.createHmac('sha256', secret).update(`csrf:${nonce}`).digest('base64url');
+
+  /** The token this request's forms carry; given the response, creates what it needs (a session value or the cookie). */
+  function tokenFor(req: Request, res: Response | null): string | null {
+    if (req.session.userId !== undefined) {
+      if (!req.session.csrf && res) req.session.csrf = crypto.randomBytes(32).toString('base64url');
+      return req.session.csrf ?? null;
+    }
+    let nonce = readCookie(req, CSRF_COOKIE);
+    if (!nonce || !/^[A-Za-z0-9_-]{43}$/.test(nonce)) {
+      if (!res) return null;
+      nonce = crypto.randomBytes(32).toString('base64url');
+      writeCookie(res, CSRF_COOKIE, nonce, { secure: secureCookies, maxAgeMs: YEAR_MS });
+    }
+    return sign(nonce);
+  }
+
   return (req: Request, res: Response, next: NextFunction): void => {
-    req.csrfToken = ensureCsrfToken(req);
-    if (SAFE_METHODS.has(req.method) || req.path.startsWith('/api/')) return next();
+    // Bearer tokens, never cookies, authenticate the API: nothing to protect there, and no cookie to set.
+    if (req.path.startsWith('/api/')) { req.csrfToken = ''; return next(); }
+    const safe = SAFE_METHODS.has(req.method);
+    const expected = tokenFor(req, safe ? res : null);
+    req.csrfToken = expected ?? '';
+    if (safe) return next();
     const body = req.body as Record<string, unknown> | undefined;
     const sent = req.get('X-CSRF-Token') ?? (typeof body?._csrf === 'string' ? body._csrf : '');
-    if (sent && sameToken(sent, req.csrfToken)) return next();
+    if (expected && sent && sameToken(sent, expected)) return next();
     if (req.file) fs.unlink(req.file.path, () => {});
     log.warn('csrf.refused', { method: req.method, path: req.path, ip: req.ip, user: req.user?.id ?? null });
     res.status(403).type('text').send(req.t('err.csrf'));

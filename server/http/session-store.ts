@@ -1,8 +1,15 @@
 // express-session's store, kept in goldset's own SQLite file so sessions survive restarts.
+//
+// The table stays bounded: only signed-in users' sessions are stored (a visitor who has not signed
+// in gets cookies, never a row), each user keeps at most SESSIONS_PER_USER of them (the ones used
+// least recently are dropped when another is started), and expired ones are deleted when a new one
+// starts as well as every hour by the server.
 import session from 'express-session';
 import type { DB } from '../db/connection.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Browsers and devices one person may be signed in on at once. */
+export const SESSIONS_PER_USER = 10;
 
 export class SqliteSessionStore extends session.Store {
   private readonly q;
@@ -11,11 +18,15 @@ export class SqliteSessionStore extends session.Store {
     super();
     this.q = {
       get: db.prepare<[string, number], { data: string }>('SELECT data FROM session WHERE sid = ? AND expires_at > ?'),
-      set: db.prepare('INSERT INTO session (sid, data, expires_at) VALUES (?, ?, ?) ON CONFLICT (sid) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at'),
+      exists: db.prepare<[string]>('SELECT 1 FROM session WHERE sid = ?').pluck(),
+      set: db.prepare(`INSERT INTO session (sid, data, expires_at, user_id) VALUES (?, ?, ?, ?)
+        ON CONFLICT (sid) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at, user_id = excluded.user_id`),
       // Rolling sessions touch on every request; writing only when the expiry moves by a minute saves a write per request.
       touch: db.prepare('UPDATE session SET expires_at = ? WHERE sid = ? AND expires_at < ?'),
       destroy: db.prepare('DELETE FROM session WHERE sid = ?'),
-      destroyUser: db.prepare("DELETE FROM session WHERE json_extract(data, '$.userId') = ?"),
+      destroyUser: db.prepare('DELETE FROM session WHERE user_id = ?'),
+      keepNewest: db.prepare<[number, number, number]>(`DELETE FROM session WHERE user_id = ? AND sid NOT IN
+        (SELECT sid FROM session WHERE user_id = ? ORDER BY expires_at DESC LIMIT ?)`),
       prune: db.prepare('DELETE FROM session WHERE expires_at <= ?'),
     };
   }
@@ -33,7 +44,21 @@ export class SqliteSessionStore extends session.Store {
   }
 
   override set(sid: string, sess: session.SessionData, cb?: (err?: unknown) => void): void {
-    try { this.q.set.run(sid, JSON.stringify(sess), this.expiry(sess)); cb?.(); } catch (err) { cb?.(err); }
+    try {
+      const userId = sess.userId;
+      // Nothing but a sign-in is worth a row; a session that lost its user is gone.
+      if (userId === undefined) {
+        this.q.destroy.run(sid);
+        return cb?.();
+      }
+      const started = this.q.exists.get(sid) === undefined;
+      this.q.set.run(sid, JSON.stringify(sess), this.expiry(sess), userId);
+      if (started) {
+        this.q.keepNewest.run(userId, userId, SESSIONS_PER_USER);
+        this.prune();
+      }
+      cb?.();
+    } catch (err) { cb?.(err); }
   }
 
   override touch(sid: string, sess: session.SessionData, cb?: () => void): void {

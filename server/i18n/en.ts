@@ -3,6 +3,7 @@ import { enLabelling } from './en-labelling.ts';
 import { enJudge } from './en-judge.ts';
 import { enCalibration } from './en-calibration.ts';
 import { enReview } from './en-review.ts';
+import { enHardening } from './en-hardening.ts';
 import { enFirsthour } from './en-firsthour.ts';
 import { enEstimate } from './en-estimate.ts';
 
@@ -11,6 +12,7 @@ export const en = {
   ...enJudge,
   ...enCalibration,
   ...enReview,
+  ...enHardening,
   ...enFirsthour,
   ...enEstimate,
   'nav.skip': 'Skip to content',

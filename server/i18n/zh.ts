@@ -4,6 +4,7 @@ import { zhLabelling } from './zh-labelling.ts';
 import { zhJudge } from './zh-judge.ts';
 import { zhCalibration } from './zh-calibration.ts';
 import { zhReview } from './zh-review.ts';
+import { zhHardening } from './zh-hardening.ts';
 import { zhFirsthour } from './zh-firsthour.ts';
 import { zhEstimate } from './zh-estimate.ts';
 
@@ -12,6 +13,7 @@ export const zh: Record<MessageKey, string> = {
   ...zhJudge,
   ...zhCalibration,
   ...zhReview,
+  ...zhHardening,
   ...zhFirsthour,
   ...zhEstimate,
   'nav.skip': '跳到正文',

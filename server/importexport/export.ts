@@ -6,17 +6,24 @@ import type { Criterion } from '../criteria/queries.ts';
 import type { SampleFilter, SampleQueries, SampleRow } from '../samples/queries.ts';
 import { responseExportRows } from './export-responses.ts';
 import { writeGoldsetJsonl } from './goldset-jsonl.ts';
+import { spreadsheetSafe } from '../io/spreadsheet-safe.ts';
 
-export type ExportFormat = 'ragas-jsonl' | 'ragas-csv' | 'goldset-jsonl';
-export const EXPORT_FORMATS: ExportFormat[] = ['ragas-jsonl', 'ragas-csv', 'goldset-jsonl'];
+/**
+ * `spreadsheet-csv` is `ragas-csv` for people: the same columns, every cell that a spreadsheet would
+ * run as a formula neutralised (io/spreadsheet-safe.ts), and a UTF-8 BOM so Excel reads Chinese
+ * text right. `ragas-csv` keeps the exact text, for pandas.
+ */
+export type ExportFormat = 'ragas-jsonl' | 'ragas-csv' | 'spreadsheet-csv' | 'goldset-jsonl';
+export const EXPORT_FORMATS: ExportFormat[] = ['ragas-jsonl', 'ragas-csv', 'spreadsheet-csv', 'goldset-jsonl'];
 const BATCH = 1000;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {
   'ragas-jsonl': 'application/x-ndjson; charset=utf-8',
   'ragas-csv': 'text/csv; charset=utf-8',
+  'spreadsheet-csv': 'text/csv; charset=utf-8',
   'goldset-jsonl': 'application/x-ndjson; charset=utf-8',
 };
-export const EXTENSIONS: Record<ExportFormat, string> = { 'ragas-jsonl': 'jsonl', 'ragas-csv': 'csv', 'goldset-jsonl': 'goldset.jsonl' };
+export const EXTENSIONS: Record<ExportFormat, string> = { 'ragas-jsonl': 'jsonl', 'ragas-csv': 'csv', 'spreadsheet-csv': 'spreadsheet.csv', 'goldset-jsonl': 'goldset.jsonl' };
 
 export interface ExportSource { db: DB; samples: SampleQueries; criteria: Criterion[] }
 export interface ExportOptions { datasetId: number; status: 'approved' | 'all'; responses: boolean }
@@ -35,25 +42,30 @@ function csvCell(v: unknown): unknown {
 export function writeExport(src: ExportSource, opts: ExportOptions, format: ExportFormat, write: (chunk: string) => void): number {
   if (format === 'goldset-jsonl') return writeGoldsetJsonl(src.db, opts.datasetId, write);
   const status = opts.status === 'approved' ? 'approved' : undefined;
+  const csv = format !== 'ragas-jsonl';
+  // Rows of cells as CSV: exact for pandas, neutralised (and with a BOM before the header) for spreadsheets.
+  const cell = format === 'spreadsheet-csv' ? (v: unknown) => spreadsheetSafe(csvCell(v)) : csvCell;
+  const csvRows = (rows: unknown[][]) => stringify(rows.map((r) => r.map(cell)));
+  if (format === 'spreadsheet-csv') write('\uFEFF');
   let n = 0;
   if (opts.responses) {
     const columns = ['user_input', 'retrieved_contexts', 'response', 'reference', 'reference_contexts', 'system', ...src.criteria.map((c) => `human.${c.name}`)];
-    if (format === 'ragas-csv') write(stringify([columns]));
+    if (csv) write(csvRows([columns]));
     for (const rows of responseExportRows(src.db, opts.datasetId, src.criteria, status)) {
-      if (format === 'ragas-jsonl') write(rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-      else write(stringify(rows.map((r) => columns.map((c) => csvCell((r as unknown as Record<string, unknown>)[c])))));
+      if (!csv) write(rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      else write(csvRows(rows.map((r) => columns.map((c) => (r as unknown as Record<string, unknown>)[c]))));
       n += rows.length;
     }
     return n;
   }
   const filter: SampleFilter = { datasetId: opts.datasetId, status };
-  if (format === 'ragas-csv') write(stringify([['user_input', 'reference', 'reference_contexts']]));
+  if (csv) write(csvRows([['user_input', 'reference', 'reference_contexts']]));
   let after = 0;
   for (;;) {
     const rows = src.samples.batchAfter(filter, after, BATCH);
     if (!rows.length) break;
-    if (format === 'ragas-jsonl') write(rows.map((r) => JSON.stringify(ragasRecord(r))).join('\n') + '\n');
-    else write(stringify(rows.map((r) => { const rec = ragasRecord(r); return [rec.user_input, rec.reference, csvCell(rec.reference_contexts)]; })));
+    if (!csv) write(rows.map((r) => JSON.stringify(ragasRecord(r))).join('\n') + '\n');
+    else write(csvRows(rows.map((r) => { const rec = ragasRecord(r); return [rec.user_input, rec.reference, rec.reference_contexts]; })));
     n += rows.length;
     after = rows[rows.length - 1]!.id;
   }

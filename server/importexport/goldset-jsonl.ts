@@ -8,6 +8,7 @@ import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import { questionKey } from '../samples/queries.ts';
 import { responseHash } from '../responses/queries.ts';
+import { checkList, checkText, describeLimit, jsonTooDeep, LIMITS } from '../limits.ts';
 
 export const FORMAT_VERSION = 1;
 
@@ -98,11 +99,30 @@ function* linesOf(file: string): Generator<{ line: number; text: string }> {
 }
 
 function parseRecord(text: string, line: number): Rec {
+  if (jsonTooDeep(text, LIMITS.jsonDepth)) throw new GoldsetFormatError(line, `nests more than ${LIMITS.jsonDepth} levels of arrays and objects`);
   try {
     return JSON.parse(text) as Rec;
   } catch (e) {
     throw new GoldsetFormatError(line, `not valid JSON (${(e as Error).message})`);
   }
+}
+
+/** A text field of a record within its limit (server/limits.ts), '' when absent. */
+function limitedText(rec: Rec, field: string, limit: number, at: number): string {
+  const value = rec[field] ?? '';
+  if (typeof value !== 'string') throw new GoldsetFormatError(at, `${field} must be text`);
+  const problem = checkText(value, limit);
+  if (problem) throw new GoldsetFormatError(at, describeLimit(field, problem));
+  return value;
+}
+
+/** A list of texts of a record within its limits, [] when absent. */
+function limitedTexts(rec: Rec, field: string, maxItems: number, maxEach: number, at: number): string[] {
+  const value = rec[field] ?? [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new GoldsetFormatError(at, `${field} must be a list of texts`);
+  const problem = checkList(value as string[], maxItems, maxEach);
+  if (problem) throw new GoldsetFormatError(at, describeLimit(field, problem));
+  return value as string[];
 }
 
 function* rowsOf<T>(pages: Iterable<T[]>): Generator<T> {
@@ -155,7 +175,7 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
     const responses = new Map<string, number>();
     const counts: Record<string, number> = { criterion: 0, sample: 0, response: 0, annotation: 0, label: 0, adjudication: 0 };
     const responseId = (r: Rec, at: number) => {
-      const key = `${questionKey(String(r.question))}\u0000${responseHash(String(r.system ?? ''), String(r.answer), r.retrieved_contexts as string[])}`;
+      const key = `${questionKey(String(r.question))}\u0000${responseHash(String(r.system ?? ''), String(r.answer ?? ''), (r.retrieved_contexts ?? []) as string[])}`;
       const id = responses.get(key);
       if (id === undefined) throw new GoldsetFormatError(at, 'refers to a response that is not in the file');
       return id;
@@ -180,16 +200,26 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
     for (const { line: at, text } of lines) {
       const rec = parseRecord(text, at);
       switch (rec.type) {
-        case 'criterion':
-          criteria.set(String(rec.name).toLowerCase(), Number(st.criterion.run(datasetId, rec.name, rec.kind, rec.target, JSON.stringify(rec.options ?? []),
-            rec.scale_min ?? null, rec.scale_max ?? null, rec.guidelines ?? '', rec.archived ? 1 : 0, criteria.size + 1).lastInsertRowid));
+        // Every text goes through the same limits as the other ways data gets in (server/limits.ts).
+        case 'criterion': {
+          if (criteria.size >= LIMITS.criteria) throw new GoldsetFormatError(at, `a dataset can have at most ${LIMITS.criteria} criteria`);
+          const options = Array.isArray(rec.options) ? (rec.options as Rec[]) : [];
+          if (options.length > LIMITS.options) throw new GoldsetFormatError(at, `options has ${options.length} items; the limit is ${LIMITS.options}`);
+          for (const o of options) { limitedText(o, 'value', LIMITS.optionText, at); limitedText(o, 'label', LIMITS.optionText, at); }
+          criteria.set(String(rec.name).toLowerCase(), Number(st.criterion.run(datasetId, limitedText(rec, 'name', LIMITS.criterionName, at), rec.kind, rec.target,
+            JSON.stringify(options), rec.scale_min ?? null, rec.scale_max ?? null, limitedText(rec, 'guidelines', LIMITS.guidelines, at), rec.archived ? 1 : 0,
+            criteria.size + 1).lastInsertRowid));
           break;
+        }
         case 'sample': {
-          const key = questionKey(String(rec.question));
-          const id = Number(st.sample.run(datasetId, key, rec.question, rec.ground_truth ?? '', JSON.stringify(rec.reference_contexts ?? []),
-            JSON.stringify(rec.tags ?? []), rec.source ?? '', rec.notes ?? '', rec.status ?? 'draft', userId(rec.author), userId(rec.approved_by),
+          const question = limitedText(rec, 'question', LIMITS.question, at);
+          const key = questionKey(question);
+          const tags = limitedTexts(rec, 'tags', LIMITS.tags, LIMITS.tag, at);
+          const id = Number(st.sample.run(datasetId, key, question, limitedText(rec, 'ground_truth', LIMITS.groundTruth, at),
+            JSON.stringify(limitedTexts(rec, 'reference_contexts', LIMITS.contexts, LIMITS.context, at)), JSON.stringify(tags), limitedText(rec, 'source', LIMITS.source, at),
+            limitedText(rec, 'notes', LIMITS.notes, at), rec.status ?? 'draft', userId(rec.author), userId(rec.approved_by),
             rec.approved_at ?? null, rec.created_at ?? new Date().toISOString()).lastInsertRowid);
-          for (const tag of (rec.tags ?? []) as string[]) st.tag.run(id, tag);
+          for (const tag of tags) st.tag.run(id, tag);
           samples.set(key, id);
           break;
         }
@@ -197,18 +227,21 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
           const key = questionKey(String(rec.question));
           const sampleId = samples.get(key);
           if (sampleId === undefined) throw new GoldsetFormatError(at, 'response of a question that is not in the file');
-          const hash = responseHash(String(rec.system ?? ''), String(rec.answer), rec.retrieved_contexts as string[]);
-          responses.set(`${key}\u0000${hash}`, Number(st.response.run(sampleId, datasetId, rec.system ?? '', rec.answer, JSON.stringify(rec.retrieved_contexts ?? []),
+          const system = limitedText(rec, 'system', LIMITS.system, at), answer = limitedText(rec, 'answer', LIMITS.answer, at);
+          const contexts = limitedTexts(rec, 'retrieved_contexts', LIMITS.contexts, LIMITS.context, at);
+          const hash = responseHash(system, answer, contexts);
+          responses.set(`${key}\u0000${hash}`, Number(st.response.run(sampleId, datasetId, system, answer, JSON.stringify(contexts),
             JSON.stringify(rec.metadata ?? {}), hash, rec.created_at ?? new Date().toISOString()).lastInsertRowid));
           break;
         }
         case 'annotation': {
           const rid = responseId(rec.response as Rec, at);
-          const aid = Number(st.annotation.run(rid, datasetId, userId(rec.annotator), rec.state, rec.rationale ?? '', rec.corrected_answer ?? '', rec.submitted_at ?? null).lastInsertRowid);
+          const aid = Number(st.annotation.run(rid, datasetId, userId(rec.annotator), rec.state, limitedText(rec, 'rationale', LIMITS.rationale, at),
+            limitedText(rec, 'corrected_answer', LIMITS.correctedAnswer, at), rec.submitted_at ?? null).lastInsertRowid);
           for (const l of (rec.labels ?? []) as Rec[]) {
             const cid = criteria.get(String(l.criterion).toLowerCase());
             if (cid === undefined) throw new GoldsetFormatError(at, `label of unknown criterion ${String(l.criterion)}`);
-            st.label.run(aid, cid, l.context_index, l.value);
+            st.label.run(aid, cid, l.context_index, limitedText(l, 'value', LIMITS.labelValue, at));
             counts.label!++;
           }
           break;
@@ -216,7 +249,8 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
         case 'adjudication': {
           const cid = criteria.get(String(rec.criterion).toLowerCase());
           if (cid === undefined) throw new GoldsetFormatError(at, `adjudication of unknown criterion ${String(rec.criterion)}`);
-          st.adjudication.run(responseId(rec.response as Rec, at), cid, rec.context_index, rec.value, rec.reason, userId(rec.adjudicator), rec.updated_at ?? new Date().toISOString());
+          st.adjudication.run(responseId(rec.response as Rec, at), cid, rec.context_index, limitedText(rec, 'value', LIMITS.labelValue, at),
+            limitedText(rec, 'reason', LIMITS.reason, at), userId(rec.adjudicator), rec.updated_at ?? new Date().toISOString());
           break;
         }
         default:

@@ -1,7 +1,8 @@
 // Expert labels from files: `human.<criterion>` columns become submitted annotations of one expert.
 // Runs inside the import's transaction; a value a criterion does not allow aborts the whole import.
 import type { DB } from '../db/connection.ts';
-import type { CriterionService } from '../criteria/service.ts';
+import { CriterionError, type CriterionService } from '../criteria/service.ts';
+import type { MessageKey } from '../i18n/index.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import { canonicalValue, inferShape, type CriterionKind, type CriterionShape } from '../criteria/values.ts';
 
@@ -9,6 +10,13 @@ export interface LabelImportError { line: number; criterion: string; value: stri
 
 export class LabelImportAbort extends Error {
   constructor(readonly errors: LabelImportError[]) { super('label values not allowed'); }
+}
+
+/** A criterion a label column needs cannot be created (e.g. over the limits of server/limits.ts). */
+export interface CriterionImportError { criterion: string; key: MessageKey; params: Record<string, string | number> }
+
+export class CriterionImportAbort extends Error {
+  constructor(readonly error: CriterionImportError) { super(`criterion ${error.criterion}: ${error.key}`); }
 }
 
 /** The criterion for each label column: existing ones as they are, missing ones created with a declared or inferred shape. */
@@ -24,7 +32,12 @@ export function resolveCriteria(criteria: CriterionService, actorId: number | nu
       : kind === 'ordinal' ? { kind, options: [], scale_min: 1, scale_max: 5 }
       : kind === 'categorical' ? { kind, options: [...values].sort().map((v) => ({ value: v, label: v })), scale_min: null, scale_max: null }
       : { kind, options: [], scale_min: null, scale_max: null };
-    out.set(name, criteria.create(actorId, datasetId, { name, target: 'response', guidelines: '', ...shape }));
+    try {
+      out.set(name, criteria.create(actorId, datasetId, { name, target: 'response', guidelines: '', ...shape }));
+    } catch (err) {
+      if (err instanceof CriterionError) throw new CriterionImportAbort({ criterion: name, key: err.key, params: err.params });
+      throw err;
+    }
   }
   return out;
 }

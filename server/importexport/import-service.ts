@@ -14,9 +14,11 @@ import type { CriterionKind } from '../criteria/values.ts';
 import type { ImportFormat } from '../io/read.ts';
 import type { RowError } from '../io/errors.ts';
 import type { SearchIndexer } from '../samples/search-index.ts';
-import { LabelImportAbort, resolveCriteria, writeLabels, type LabelImportError } from './import-labels.ts';
+import { CriterionImportAbort, LabelImportAbort, resolveCriteria, writeLabels, type CriterionImportError, type LabelImportError } from './import-labels.ts';
 import { ScoreImportAbort, writeScoreRuns, type ImportedRun } from './import-scores.ts';
 import { readerThread, type QuestionRow, type ReadSummary } from './reader-thread.ts';
+import { writableGuard } from '../datasets/archived.ts';
+import { LIMITS } from '../limits.ts';
 
 /** Plain question rows per INSERT statement. */
 const QUESTIONS_PER_INSERT = 50;
@@ -45,6 +47,8 @@ export interface ImportFailure {
   totalErrors: number;
   rows: number;
   labelErrors?: LabelImportError[];
+  /** A criterion the file's label columns need could not be created. */
+  criterionError?: CriterionImportError;
   /** The file has expert labels but nobody was named as their author. */
   needsAnnotator?: boolean;
   /** Why the file's judge scores could not be imported. */
@@ -112,6 +116,7 @@ export function importService(db: DB, audit: AuditQueries,
   const indexReusedIds = db.prepare<[number]>(`INSERT INTO sample_fts (rowid, question, ground_truth, notes)
     SELECT id, question, ground_truth, notes FROM sample WHERE id > ? AND id <= (SELECT indexed_upto FROM search_index_state) ORDER BY id`);
   const reader = readerThread();
+  const writable = writableGuard(db);
 
   /** The whole import, inside its transaction: rows are written as the reading thread sends them. */
   function write(w: ImportWriter, actorId: number | null, datasetId: number, file: string, options: ImportOptions): ImportSummary {
@@ -183,6 +188,7 @@ export function importService(db: DB, audit: AuditQueries,
         labels = writeLabels(db, w.staging, datasetId, options.annotatorId!, criteria);
       } catch (err) {
         if (err instanceof LabelImportAbort) throw new Rejected({ ok: false, errors: [], totalErrors: err.errors.length, rows, labelErrors: err.errors });
+        if (err instanceof CriterionImportAbort) throw new Rejected({ ok: false, errors: [], totalErrors: 1, rows, criterionError: err.error });
         throw err;
       }
       deps.labels.recount(datasetId);
@@ -218,6 +224,10 @@ export function importService(db: DB, audit: AuditQueries,
      */
     async importFile(actorId: number | null, datasetId: number, file: string, options: ImportOptions = {}): Promise<ImportResult> {
       if (!deps.datasets.get(datasetId)) throw new Error(`no dataset ${datasetId}`);
+      writable(datasetId);
+      if (options.runName !== undefined && options.runName.length > LIMITS.runName) {
+        return { ok: false, errors: [], totalErrors: 1, rows: 0, scoreError: `the run name has ${options.runName.length} characters; the limit is ${LIMITS.runName}` };
+      }
       await reader.ready();
       const w = importWriter(db, crypto.randomUUID());
       try {

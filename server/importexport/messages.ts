@@ -2,6 +2,8 @@
 import type { Locale } from '../i18n/index.ts';
 import type { RowError } from '../io/errors.ts';
 
+const item = (n: number | null) => (n !== null ? `（第 ${n} 项）` : '');
+
 const KIND_ZH: Record<string, string> = { object: '对象', array: '数组', string: '文本', number: '数字', boolean: '布尔值', null: '空值' };
 
 // Parsers explain in English (csv-parse's codes and messages, JSON.parse's messages, goldset's own
@@ -52,5 +54,11 @@ export function rowErrorMessage(e: RowError, locale: Locale): string {
     case 'not_a_string': return `${at}${col}应为文本，实际是${KIND_ZH[e.params.got]}`;
     case 'not_a_number': return `${at}${col}不是数字：“${e.params.value.slice(0, 40)}”`;
     case 'invalid_value': return `${at}${col}无效：${VALUE_ZH[e.params.detail] ?? '值不符合要求'}`;
+    case 'too_long': return `${at}${col}${item(e.params.item)}有 ${e.params.length} 个字符，上限为 ${e.params.limit}`;
+    case 'too_many': return e.params.what === 'columns' ? `${at}该行有 ${e.params.count} 列，上限为 ${e.params.limit}`
+      : e.params.what === 'label_columns' ? `${at}该行有 ${e.params.count} 个 human.<评判标准> 列，一个评测集最多 ${e.params.limit} 个评判标准`
+      : `${at}${col}有 ${e.params.count} 项，上限为 ${e.params.limit}`;
+    case 'nul_character': return `${at}${col}${item(e.params.item)}含有 NUL 字符（\\0），goldset 不保存此类字符`;
+    case 'too_deep': return `${at}该记录的数组和对象嵌套超过 ${e.params.limit} 层`;
   }
 }

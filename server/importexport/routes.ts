@@ -1,6 +1,6 @@
 // HTTP for importing files into a dataset and downloading Ragas-compatible exports.
 import fs from 'node:fs/promises';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { pageContext, sendError } from '../http/page.ts';
@@ -11,6 +11,7 @@ import { detectFormat } from '../io/read.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
 import { rowErrorMessage } from './messages.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
+import { LIMITS } from '../limits.ts';
 
 /** The one route that accepts multipart bodies; app.ts runs the upload parser for it before CSRF. */
 export const UPLOAD_PATH = '/datasets/:id/import';
@@ -18,10 +19,11 @@ export const UPLOAD_PATH = '/datasets/:id/import';
 const ImportForm = z.object({
   format: z.enum(['csv', 'jsonl', 'json']).or(z.literal('')).default(''),
   annotator: z.coerce.number().int().positive().optional().catch(undefined),
-  run: z.string().trim().max(80).optional().catch(undefined),
+  // Its length is checked by the import (server/limits.ts), which says so instead of dropping the name.
+  run: z.string().trim().optional().catch(undefined),
 });
 const ExportQuery = z.object({
-  format: z.enum(EXPORT_FORMATS).catch('ragas-jsonl'),
+  format: z.enum(EXPORT_FORMATS).catch('spreadsheet-csv'),
   status: z.enum(['approved', 'all']).catch('approved'),
   responses: z.literal('1').optional().catch(undefined),
 });
@@ -50,11 +52,15 @@ export function importExportRoutes(app: AppContext): Router {
       if (!format) return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), formErrors: { file: req.t('err.unknown_format') } }), 422);
       // Labels in the file are the uploader's own unless an admin names another expert.
       const chosen = form.success ? form.data.annotator : undefined;
-      const annotatorId = chosen && req.user!.role === 'admin' && app.users.queries.byId(chosen) ? chosen : req.user!.id;
+      const named = chosen && req.user!.role === 'admin' ? app.users.queries.byId(chosen) : undefined;
+      // Only someone who can label (an active expert or admin) can be named the author of labels.
+      const annotatorId = named && named.role !== 'viewer' && !named.disabled ? named.id : req.user!.id;
       const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
-        const errors = result.scoreError ? [result.scoreError] : result.labelErrors
+        const errors = result.scoreError ? [result.scoreError]
+          : result.criterionError ? [`human.${result.criterionError.criterion}: ${req.t(result.criterionError.key, result.criterionError.params)}`]
+          : result.labelErrors
           ? result.labelErrors.map((e) => req.t('import.label_error', { line: e.line, criterion: e.criterion, value: e.value, kind: req.t(`kind.${e.kind}`) }))
           : result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
         return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.totalErrors - errors.length } }), 422);
@@ -66,10 +72,13 @@ export function importExportRoutes(app: AppContext): Router {
     }
   });
 
+  /** Whether the user may export every expert's labels and gold values (access/permissions.ts). */
+  const mayExportLabels = (req: Request, datasetId: number) => app.access.mayReadAllLabels(req.user, datasetId);
+
   r.get('/datasets/:id/export', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset }));
+    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset, withLabels: mayExportLabels(req, dataset.id) }));
   });
 
   r.get('/datasets/:id/export/download', requireUser, (req, res) => {
@@ -77,6 +86,12 @@ export function importExportRoutes(app: AppContext): Router {
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const q = ExportQuery.parse(req.query);
     const responses = q.responses === '1';
+    // Exports with responses carry the gold values, goldset JSONL every expert's labels: only for
+    // whoever may read all of them, never for an expert who may still label items blind.
+    if ((responses || q.format === 'goldset-jsonl') && !mayExportLabels(req, dataset.id)) {
+      app.log.warn('authz.refused', { path: req.path, user: req.user!.id, reason: 'labels are blind to this labeller' });
+      return sendError(req, res, 403, req.t('export.labels_blind'));
+    }
     const filename = q.format === 'goldset-jsonl' ? `goldset-${dataset.id}.${EXTENSIONS[q.format]}`
       : `goldset-${dataset.id}-${q.status}${responses ? '-responses' : ''}.${EXTENSIONS[q.format]}`;
     res.type(CONTENT_TYPES[q.format]).attachment(filename);

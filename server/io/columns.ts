@@ -47,6 +47,8 @@ export interface ColumnPlan {
   ignored: string[];
   /** Header of the column feeding each sample/response field, e.g. 'question' → 'user_input'. */
   headerOf: Map<SampleField | ResponseField, string>;
+  /** How many `human.<criterion>` columns there are (each may become a criterion). */
+  labelColumns: number;
 }
 
 export interface ColumnOptions {
@@ -158,7 +160,7 @@ function slotOf(target: ColumnTarget): string | null {
 export function planColumns(headers: readonly string[], options: ColumnOptions = {}): ColumnPlan {
   const explicit = explicitMetrics(options);
   const seen = new Set<string>();
-  const plan: ColumnPlan = { columns: [], ignored: [], headerOf: new Map() };
+  const plan: ColumnPlan = { columns: [], ignored: [], headerOf: new Map(), labelColumns: 0 };
   for (const header of headers) {
     let target = classifyColumn(header, options, explicit);
     const slot = slotOf(target);
@@ -167,6 +169,7 @@ export function planColumns(headers: readonly string[], options: ColumnOptions =
       else seen.add(slot);
     }
     if (target.kind === 'ignored') plan.ignored.push(header);
+    if (target.kind === 'label') plan.labelColumns++;
     if (target.kind === 'sample' || target.kind === 'response') {
       plan.headerOf.set(target.field === 'ground_truths' ? 'ground_truth' : target.field, header);
     }

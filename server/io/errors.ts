@@ -43,7 +43,12 @@ export type RowErrorDetail =
   | { code: 'not_a_list'; params: { reason: ListSyntaxReason | 'item_not_string'; position: number | null; detail: string } }
   | { code: 'not_a_string'; params: { got: JsonKind } }
   | { code: 'not_a_number'; params: { value: string } }
-  | { code: 'invalid_value'; params: { detail: string } };
+  | { code: 'invalid_value'; params: { detail: string } }
+  // Over one of goldset's input limits (server/limits.ts); `item` is the 1-based item of a list cell.
+  | { code: 'too_long'; params: { limit: number; length: number; item: number | null } }
+  | { code: 'too_many'; params: { limit: number; count: number; what: 'items' | 'columns' | 'label_columns' } }
+  | { code: 'nul_character'; params: { item: number | null } }
+  | { code: 'too_deep'; params: { limit: number } };
 
 export type RowErrorCode = RowErrorDetail['code'];
 
@@ -135,5 +140,19 @@ export function describeError(e: RowErrorDetail & { line: number; unit: LineUnit
       return `${at}${col} is not a number: '${shorten(e.params.value)}'`;
     case 'invalid_value':
       return `${at}${col} is invalid: ${e.params.detail}`;
+    case 'too_long': {
+      const item = e.params.item !== null ? ` (item ${e.params.item})` : '';
+      return `${at}${col}${item} has ${e.params.length} characters; the limit is ${e.params.limit}`;
+    }
+    case 'too_many':
+      return e.params.what === 'columns' ? `${at}the row has ${e.params.count} columns; the limit is ${e.params.limit}`
+        : e.params.what === 'label_columns' ? `${at}the row has ${e.params.count} human.<criterion> columns; a dataset can have at most ${e.params.limit} criteria`
+        : `${at}${col} has ${e.params.count} items; the limit is ${e.params.limit}`;
+    case 'nul_character': {
+      const item = e.params.item !== null ? ` (item ${e.params.item})` : '';
+      return `${at}${col}${item} contains a NUL character, which goldset does not store`;
+    }
+    case 'too_deep':
+      return `${at}the record nests more than ${e.params.limit} levels of arrays and objects`;
   }
 }

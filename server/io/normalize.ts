@@ -13,6 +13,7 @@ import { jsonKind, rowError } from './errors.ts';
 import type { LineUnit, RowError, RowErrorDetail } from './errors.ts';
 import { ParseError, parseListCell } from './pylist.ts';
 import type { ImportRow, ImportSample } from './schema.ts';
+import { checkList, checkText, LIMITS, type LimitProblem } from '../limits.ts';
 
 export interface RowContext {
   line: number;
@@ -28,7 +29,25 @@ class Problems {
   add(col: PlannedColumn | string, detail: RowErrorDetail): void {
     this.list.push(rowError(detail, { ...this.ctx, field: typeof col === 'string' ? col : col.header }));
   }
+  /** A value over one of goldset's input limits (server/limits.ts). */
+  limit(col: PlannedColumn, problem: LimitProblem | null): void {
+    if (problem === null) return;
+    if (problem.code === 'too_many') this.add(col, { code: 'too_many', params: { limit: problem.limit, count: problem.count, what: 'items' } });
+    else if (problem.code === 'too_long') this.add(col, { code: 'too_long', params: { limit: problem.limit, length: problem.length, item: problem.item } });
+    else this.add(col, { code: 'nul_character', params: { item: problem.item } });
+  }
+  text(col: PlannedColumn, value: string | null, limit: number): string | null {
+    if (value !== null) this.limit(col, checkText(value, limit));
+    return value;
+  }
+  items(col: PlannedColumn, values: string[], maxItems: number, maxEach: number): string[] {
+    this.limit(col, checkList(values, maxItems, maxEach));
+    return values;
+  }
 }
+
+/** The limit of each text field of a sample (server/limits.ts). */
+const SAMPLE_TEXT_LIMITS = { id: LIMITS.source, source: LIMITS.source, notes: LIMITS.notes, status: LIMITS.source, ground_truth: LIMITS.groundTruth } as const;
 
 /** Cell texts that mean "no score": pandas writes NaN as '' by default, str(NaN) is 'nan'. */
 const NULL_WORDS = new Set(['nan', 'none', 'null']);
@@ -121,25 +140,38 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
   let hasResponse = false;
 
   const { columns } = plan;
+  // Checked before any value: a row of 2,000 columns would otherwise report 2,000 problems, or
+  // create 2,000 criteria.
+  if (columns.length > LIMITS.columns) {
+    problems.add('(columns)', { code: 'too_many', params: { limit: LIMITS.columns, count: columns.length, what: 'columns' } });
+    return { ok: false, errors: problems.list };
+  }
+  if (plan.labelColumns > LIMITS.criteria) {
+    problems.add('human.*', { code: 'too_many', params: { limit: LIMITS.criteria, count: plan.labelColumns, what: 'label_columns' } });
+    return { ok: false, errors: problems.list };
+  }
   for (let i = 0; i < columns.length; i++) {
     const col = columns[i]!;
     const v = values[i];
     const t = col.target;
     switch (t.kind) {
       case 'sample':
-        if (t.field === 'question') sample.question = toText(v, col, problems) ?? '';
-        else if (t.field === 'ground_truths') sample.ground_truth = toList(v, col, problems)[0] ?? null;
-        else if (t.field === 'reference_contexts') sample.reference_contexts = toList(v, col, problems);
-        else if (t.field === 'tags') sample.tags = toTags(v, col, problems);
-        else sample[t.field] = toText(v, col, problems);
+        if (t.field === 'question') sample.question = problems.text(col, toText(v, col, problems), LIMITS.question) ?? '';
+        else if (t.field === 'ground_truths') sample.ground_truth = problems.text(col, toList(v, col, problems)[0] ?? null, LIMITS.groundTruth);
+        else if (t.field === 'reference_contexts') sample.reference_contexts = problems.items(col, toList(v, col, problems), LIMITS.contexts, LIMITS.context);
+        else if (t.field === 'tags') sample.tags = problems.items(col, toTags(v, col, problems), LIMITS.tags, LIMITS.tag);
+        else sample[t.field] = problems.text(col, toText(v, col, problems), SAMPLE_TEXT_LIMITS[t.field]);
         break;
       // A response exists when any answer-side value does; an answer-less row with contexts is a
       // retrieval-only result and keeps answer ''.
       case 'response':
-        if (t.field === 'answer') { answer = toText(v, col, problems); hasResponse ||= answer !== null; }
-        else if (t.field === 'retrieved_contexts') { retrieved = toList(v, col, problems); hasResponse ||= retrieved.length > 0; }
-        else if (t.field === 'system') { system = toText(v, col, problems); hasResponse ||= system !== null; }
-        else if (t.field === 'model') { metadata.model = toText(v, col, problems); hasResponse ||= metadata.model !== null; }
+        if (t.field === 'answer') { answer = problems.text(col, toText(v, col, problems), LIMITS.answer); hasResponse ||= answer !== null; }
+        else if (t.field === 'retrieved_contexts') {
+          retrieved = problems.items(col, toList(v, col, problems), LIMITS.contexts, LIMITS.context);
+          hasResponse ||= retrieved.length > 0;
+        }
+        else if (t.field === 'system') { system = problems.text(col, toText(v, col, problems), LIMITS.system); hasResponse ||= system !== null; }
+        else if (t.field === 'model') { metadata.model = problems.text(col, toText(v, col, problems), LIMITS.system); hasResponse ||= metadata.model !== null; }
         else {
           const n = toNumber(v, col, problems);
           metadata[t.field] = n;
@@ -152,7 +184,7 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
         break;
       case 'label': {
         // An empty label cell means "not labelled yet", not an empty label.
-        const label = toText(v, col, problems);
+        const label = problems.text(col, toText(v, col, problems), LIMITS.labelValue);
         if (label !== null) labels[t.criterion] = label;
         break;
       }

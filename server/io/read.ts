@@ -19,6 +19,7 @@ import { parseJsonLenient, scanJsonValues } from './jsonscan.ts';
 import { createRecordNormalizer, normalizeRow } from './normalize.ts';
 import type { NormalizeResult, RowContext } from './normalize.ts';
 import type { ImportRow } from './schema.ts';
+import { jsonTooDeep, LIMITS } from '../limits.ts';
 
 export type ImportFormat = 'csv' | 'jsonl' | 'json';
 
@@ -211,6 +212,7 @@ function fromValue(value: unknown, ctx: RowContext, normalize: Normalizer): Impo
 /** Parses one record's JSON text; `undefined` value means `item` holds the error. */
 function parseRecordText(text: string, ctx: RowContext): { value: unknown } | { item: ImportItem } {
   if (text.includes('\uFFFD')) return { item: failed([rowError({ code: 'not_utf8', params: {} }, ctx)]) };
+  if (jsonTooDeep(text, LIMITS.jsonDepth)) return { item: failed([rowError({ code: 'too_deep', params: { limit: LIMITS.jsonDepth } }, ctx)]) };
   try {
     return { value: parseJsonLenient(text) };
   } catch (e) {

@@ -10,26 +10,27 @@ import { idParam } from '../datasets/routes.ts';
 import { rubricOutputFormat } from './prompts/rubric.ts';
 import type { Language, PromptTemplate } from './types.ts';
 import { MetricsPage, type MetricView } from '../../views/pages/metrics.tsx';
+import { LIMITS } from '../limits.ts';
 
 const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown() }));
 
 const PromptForm = z.object({
   metric: z.string().min(1),
   step: z.string().min(1),
-  instruction: z.string().trim().min(1, { error: 'err.required' }).max(50_000, { error: 'err.too_long' }),
-  output_format: z.string().max(20_000, { error: 'err.too_long' }).default(''),
-  examples: z.string().max(200_000, { error: 'err.too_long' }).default('[]').transform((s, c) => {
+  instruction: z.string().trim().min(1, { error: 'err.required' }).max(LIMITS.promptInstruction, { error: 'err.too_long' }),
+  output_format: z.string().max(LIMITS.promptFormat, { error: 'err.too_long' }).default(''),
+  examples: z.string().max(LIMITS.promptExamples, { error: 'err.too_long' }).default('[]').transform((s, c) => {
     try { return ExampleList.parse(JSON.parse(s || '[]')); } catch { c.addIssue({ code: 'custom', message: 'err.examples_json' }); return z.NEVER; }
   }),
   language: z.enum(['en', 'zh']),
-  note: z.string().trim().max(500).default(''),
+  note: z.string().trim().max(LIMITS.promptNote).default(''),
 });
 
 const MetricForm = z.object({
   key: z.string().trim().min(1, { error: 'err.required' }).max(60).refine((s) => /^[\p{L}\p{N}_-]+$/u.test(s), { error: 'err.criterion_name' }),
   kind: z.enum(['custom', 'composite']),
   output: z.enum(['binary', 'categorical', 'scale_1_5', 'score_0_1']).default('score_0_1'),
-  instruction: z.string().trim().max(50_000).default(''),
+  instruction: z.string().trim().max(LIMITS.promptInstruction).default(''),
   categories: z.string().max(10_000).default(''),
   components: z.string().max(10_000).default(''),
 });

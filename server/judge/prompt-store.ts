@@ -3,6 +3,7 @@
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import type { Language, MetricDefinition, PromptInUse, PromptTemplate } from './types.ts';
+import { writableGuard } from '../datasets/archived.ts';
 
 export interface PromptVersionRow {
   id: number; dataset_id: number; metric_key: string; step: string; version: number; template: string; note: string;
@@ -10,6 +11,7 @@ export interface PromptVersionRow {
 }
 
 export function promptStore(db: DB, audit: AuditQueries) {
+  const writable = writableGuard(db);
   const s = {
     latest: db.prepare<[number, string, string], PromptVersionRow>(`SELECT p.*, u.email AS creator_email FROM prompt_version p
       LEFT JOIN user u ON u.id = p.created_by WHERE p.dataset_id = ? AND p.metric_key = ? AND p.step = ? ORDER BY p.version DESC LIMIT 1`),
@@ -38,6 +40,7 @@ export function promptStore(db: DB, audit: AuditQueries) {
     versions: (datasetId: number, metricKey: string, step: string) => s.all.all(datasetId, metricKey, step),
     save(actorId: number | null, datasetId: number, metricKey: string, step: string, template: PromptTemplate, note: string): PromptVersionRow {
       return db.transaction(() => {
+        writable(datasetId);
         const id = Number(s.insert.run({ dataset_id: datasetId, metric_key: metricKey, step, template: JSON.stringify(template), note, created_by: actorId }).lastInsertRowid);
         const row = s.byId.get(id)!;
         audit.record({ actorId, entityType: 'prompt', entityId: id, datasetId, action: 'new_version', after: { metric: metricKey, step, version: row.version, note } });

@@ -4,10 +4,12 @@ import type { AuditQueries } from '../audit/queries.ts';
 import type { MetricDefinition } from './types.ts';
 import { BUILTIN_METRICS } from './metrics/index.ts';
 import { compositeMetric, customRubricMetric } from './metrics/custom.ts';
+import { writableGuard } from '../datasets/archived.ts';
 
 export interface MetricRow { id: number; dataset_id: number; key: string; kind: 'custom' | 'composite'; config: string; created_at: string }
 
 export function metricRegistry(db: DB, audit: AuditQueries) {
+  const writable = writableGuard(db);
   const insert = db.prepare('INSERT INTO metric (dataset_id, key, kind, config, created_by) VALUES (?, ?, ?, ?, ?)');
   const byKey = db.prepare<[number, string], MetricRow>('SELECT * FROM metric WHERE dataset_id = ? AND key = ?');
   const forDataset = db.prepare<[number], MetricRow>('SELECT * FROM metric WHERE dataset_id = ? ORDER BY key');
@@ -39,6 +41,7 @@ export function metricRegistry(db: DB, audit: AuditQueries) {
       try { valid = build(datasetId, { id: 0, dataset_id: datasetId, key, kind, config: JSON.stringify(config), created_at: '' }); } catch { valid = undefined; }
       if (!valid) return false;
       db.transaction(() => {
+        writable(datasetId);
         const id = Number(insert.run(datasetId, key, kind, JSON.stringify(config), actorId).lastInsertRowid);
         audit.record({ actorId, entityType: 'metric', entityId: id, datasetId, action: 'create', after: { key, kind, ...config } });
       })();

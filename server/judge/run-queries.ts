@@ -1,5 +1,6 @@
 // SQL for scoring runs and their scores.
 import type { DB } from '../db/connection.ts';
+import { PREVIEW_CHARS } from '../samples/queries.ts';
 
 export type RunStatus = 'queued' | 'running' | 'done' | 'cancelled' | 'failed';
 
@@ -44,7 +45,7 @@ export function runQueries(db: DB) {
     reasons: db.prepare<[number], { status: string; reason: string; n: number }>(`SELECT status, coalesce(reason, '') AS reason, count(*) AS n
       FROM score WHERE run_id = ? AND status <> 'ok' GROUP BY status, reason ORDER BY n DESC`),
     scores: db.prepare<{ run: number; limit: number; offset: number; status: string | null }, ScoreRow & { question: string; system: string }>(`
-      SELECT sc.run_id, sc.response_id, sc.status, sc.value, sc.reason, NULL AS trace, sc.scored_at, s.question, r.system
+      SELECT sc.run_id, sc.response_id, sc.status, sc.value, sc.reason, NULL AS trace, sc.scored_at, substr(s.question, 1, ${PREVIEW_CHARS}) AS question, r.system
       FROM score sc JOIN response r ON r.id = sc.response_id JOIN sample s ON s.id = r.sample_id
       WHERE sc.run_id = @run AND (@status IS NULL OR sc.status = @status) ORDER BY sc.response_id LIMIT @limit OFFSET @offset`),
     // The same figures for every run of a dataset, in two queries (the runs page).

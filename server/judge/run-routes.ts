@@ -12,11 +12,12 @@ import type { RunSummary } from './run-queries.ts';
 import { systemNames } from '../responses/queries.ts';
 import { RunPage, RunProgress, RunsPage, ScoresSection, TracePage } from '../../views/pages/runs.tsx';
 import { planRuns } from './run-plan.ts';
+import { LIMITS } from '../limits.ts';
 
 const RunForm = z.object({
   metric: z.string().min(1, { error: 'err.required' }),
-  name: z.string().trim().max(80, { error: 'err.too_long' }).default(''),
-  system: z.string().max(200).default(''),
+  name: z.string().trim().max(LIMITS.runName, { error: 'err.too_long' }).default(''),
+  system: z.string().max(LIMITS.system).default(''),
   prompt_version: z.string().trim().default('').transform((s) => (s === '' ? undefined : Number(s))).pipe(z.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(0, { error: 'err.invalid' }).optional()),
   concurrency: z.coerce.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(1, { error: 'err.invalid' }).max(256, { error: 'err.invalid' }).default(16),
 });

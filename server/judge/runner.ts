@@ -10,9 +10,12 @@ import type { PromptStore } from './prompt-store.ts';
 import type { MetricRegistry } from './registry.ts';
 import type { Language, MetricDefinition, PromptInUse, ScoreResult, ScoringItem } from './types.ts';
 import { runQueries, type RunRow, type Selection } from './run-queries.ts';
+import { writableGuard } from '../datasets/archived.ts';
+import { boundTrace } from './stored-trace.ts';
+import { LIMITS, sqlListOverLimit } from '../limits.ts';
 
 export class RunError extends Error {
-  constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'no_items' | 'bad_prompt_version', message: string) { super(message); }
+  constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'no_items' | 'bad_prompt_version', message: string) { super(message); }
 }
 
 interface Active { cancelled: boolean; done: Promise<void> }
@@ -22,13 +25,20 @@ const PAGE = 200;
 export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry }) {
   const runs = runQueries(db);
   const active = new Map<number, Active>();
-  const itemOf = db.prepare<[number], { answer: string; retrieved_contexts: string; question: string; ground_truth: string; reference_contexts: string }>(`
-    SELECT r.answer, r.retrieved_contexts, s.question, s.ground_truth, s.reference_contexts FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`);
+  // An item over the input limits (stored before they existed) is not sent to the judge: a million
+  // contexts would be a million calls. It is skipped with the reason 'over_limit'.
+  const overLimit = `(length(r.answer) > ${LIMITS.answer} OR length(s.question) > ${LIMITS.question} OR length(s.ground_truth) > ${LIMITS.groundTruth}
+    OR ${sqlListOverLimit('r.retrieved_contexts', LIMITS.contexts, LIMITS.context)} OR ${sqlListOverLimit('s.reference_contexts', LIMITS.contexts, LIMITS.context)})`;
+  const itemOf = db.prepare<[number], { answer: string; retrieved_contexts: string; question: string; ground_truth: string; reference_contexts: string; over: 0 | 1 }>(`
+    SELECT ${overLimit} AS over, r.answer, r.retrieved_contexts, s.question, s.ground_truth, s.reference_contexts
+    FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`);
   const languageOf = db.prepare<[number]>('SELECT language FROM dataset WHERE id = ?').pluck();
+  const writable = writableGuard(db);
 
-  function item(responseId: number): ScoringItem | null {
+  function item(responseId: number): ScoringItem | 'over_limit' | null {
     const row = itemOf.get(responseId);
     if (!row) return null;
+    if (row.over) return 'over_limit';
     return {
       question: row.question, answer: row.answer, ground_truth: row.ground_truth,
       retrieved_contexts: JSON.parse(row.retrieved_contexts) as string[], reference_contexts: JSON.parse(row.reference_contexts) as string[],
@@ -39,6 +49,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     const it = item(responseId);
     const empty = { steps: [], computation: '' };
     if (!it) return { status: 'skipped', value: null, reason: 'response_deleted', trace: empty };
+    if (it === 'over_limit') return { status: 'skipped', value: null, reason: 'over_limit', trace: empty };
     for (const need of metric.needs) {
       const missing = need === 'ground_truth' ? !it.ground_truth.trim() : it[need].length === 0;
       if (missing) return { status: 'skipped', value: null, reason: `no_${need}`, trace: empty };
@@ -82,7 +93,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     const worker = async () => {
       for (let id = next(); id !== undefined && !state.cancelled; id = next()) {
         const result = await scoreOne(run, metric, id, judge, prompts);
-        runs.insertScore({ run_id: run.id, response_id: id, status: result.status, value: result.value, reason: result.reason, trace: JSON.stringify(result.trace) });
+        runs.insertScore({ run_id: run.id, response_id: id, status: result.status, value: result.value, reason: result.reason, trace: JSON.stringify(boundTrace(result.trace)) });
         flushUsage();
       }
     };
@@ -97,10 +108,12 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
 
     /** Creates a goldset run (queued); the prompts it will use are frozen into the run now. */
     create(actorId: number | null, datasetId: number, input: { name: string; metricKey: string; promptVersion?: number | undefined; concurrency?: number | undefined; selection?: Selection; prompts?: Record<string, PromptInUse> }): RunRow {
+      writable(datasetId);
       const metric = deps.registry.get(datasetId, input.metricKey);
       if (!metric) throw new RunError('unknown_metric', `unknown metric ${input.metricKey}`);
       const settings = deps.settings.effective();
       if (metric.kind === 'llm' && !settings) throw new RunError('no_judge', 'no judge endpoint configured: set OPENAI_BASE_URL and GOLDSET_JUDGE_MODEL, or configure it in the app');
+      if (input.name.length > LIMITS.runName) throw new RunError('name_too_long', `a run name can have at most ${LIMITS.runName} characters`);
       if (runs.byName(datasetId, input.name, metric.key)) throw new RunError('name_taken', `a run named "${input.name}" for ${metric.key} exists already`);
       const language = (languageOf.get(datasetId) as Language | undefined) ?? 'en';
       let used: Record<string, PromptInUse>;

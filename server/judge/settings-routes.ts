@@ -7,6 +7,8 @@ import { pageContext } from '../http/page.ts';
 import { sendDocument, sendHtml } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
 import { ConnectionResult, JudgeSettingsPage } from '../../views/pages/judge-settings.tsx';
+import { endpointOf, JudgeSettingsError } from './settings.ts';
+import { redactUrl } from '../redact.ts';
 import { BUILTIN_METRICS } from './metrics/index.ts';
 
 const num = (min: number, max: number) => z.coerce.number({ error: 'err.invalid' }).min(min, { error: 'err.invalid' }).max(max, { error: 'err.invalid' });
@@ -38,9 +40,17 @@ export function judgeSettingsRoutes(app: AppContext): Router {
 
   r.post('/settings/judge', admin, (req, res) => {
     const form = parseForm(SettingsForm, req.body, req.t);
-    if (!form.ok) return sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req), settings: { ...app.judgeSettings.public(), ...req.body }, errors: form.errors }), 422);
-    app.judgeSettings.save(req.user!.id, { ...form.data, clear_key: form.data.clear_key === '1' });
-    app.log.info('judge.settings_saved', { user: req.user!.id, base_url: form.data.base_url, model: form.data.chat_model });
+    // What was typed comes back, but never a credential: the URL redacted, the key field empty.
+    const rerender = (errors: Record<string, string>) => sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req),
+      settings: { ...app.judgeSettings.public(), ...req.body, base_url: redactUrl(String(req.body?.base_url ?? '')) }, errors }), 422);
+    if (!form.ok) return rerender(form.errors);
+    try {
+      app.judgeSettings.save(req.user!.id, { ...form.data, clear_key: form.data.clear_key === '1' });
+    } catch (err) {
+      if (err instanceof JudgeSettingsError) return rerender({ [err.field]: req.t(err.key) });
+      throw err;
+    }
+    app.log.info('judge.settings_saved', { user: req.user!.id, base_url: redactUrl(form.data.base_url), model: form.data.chat_model });
     req.session.flash = req.t('flash.saved');
     res.redirect(303, '/settings/judge');
   });
@@ -49,14 +59,22 @@ export function judgeSettingsRoutes(app: AppContext): Router {
     const ctx = pageContext(req);
     const form = SettingsForm.safeParse(req.body);
     if (!form.success) return sendHtml(res, ConnectionResult({ ctx, result: { ok: false, kind: 'other', message: req.t('judge.fill_form') } }), 422);
-    const stored = app.judgeSettings.effective();
-    const apiKey = form.data.clear_key ? '' : form.data.api_key || stored?.api_key || '';
-    const client = app.judgeSettings.clientFor({ ...form.data, api_key: apiKey });
+    let endpoint;
+    try {
+      endpoint = endpointOf({ ...form.data, clear_key: form.data.clear_key === '1' }, app.judgeSettings.effective());
+    } catch (err) {
+      if (!(err instanceof JudgeSettingsError)) throw err;
+      return sendHtml(res, ConnectionResult({ ctx, result: { ok: false, kind: 'other', message: req.t(err.key) } }), 422);
+    }
+    // The stored key goes only to the URL it was saved with (endpointOf); a new URL is tried without it.
+    const { clear_key: _clear, ...settings } = form.data;
+    const client = app.judgeSettings.clientFor({ ...settings, base_url: endpoint.base_url, api_key: endpoint.api_key });
     const result = await client.testConnection();
     // answer_correctness and answer_relevancy need the embedding model too: test it when one is set, and say so when none is.
     const embeddings = form.data.embedding_model ? await client.testEmbeddings() : null;
-    app.log.info('judge.connection_test', { ok: result.ok, kind: result.ok ? null : result.kind, embeddings_ok: embeddings?.ok ?? null, base_url: form.data.base_url });
-    sendHtml(res, ConnectionResult({ ctx, result, embeddings, embeddingMetrics: registryEmbeddingMetrics() }));
+    app.log.info('judge.connection_test', { ok: result.ok, kind: result.ok ? null : result.kind, embeddings_ok: embeddings?.ok ?? null,
+      base_url: redactUrl(endpoint.base_url), key_withheld: endpoint.keyWithheld });
+    sendHtml(res, ConnectionResult({ ctx, result, embeddings, embeddingMetrics: registryEmbeddingMetrics(), keyWithheld: endpoint.keyWithheld }));
   });
 
   return r;

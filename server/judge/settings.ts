@@ -5,6 +5,8 @@ import type { Config } from '../config.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import { createJudgeClient, type CallCache, type JudgeClient, type JudgeClientConfig } from '../llm/client.ts';
 import { findPreset } from '../llm/presets.ts';
+import type { MessageKey } from '../i18n/index.ts';
+import { redactUrl, urlHasCredentials } from '../redact.ts';
 
 export interface JudgeSettingsRow {
   preset: string;
@@ -20,8 +22,29 @@ export interface JudgeSettingsRow {
   price_completion: number;
 }
 
-/** What views may see: everything but the key, which is only reported as set or not. */
-export type PublicJudgeSettings = Omit<JudgeSettingsRow, 'api_key'> & { api_key_set: boolean; source: 'app' | 'environment' | 'none' };
+/** What views may see: everything but the key, which is only reported as set or not; the base URL without credentials. */
+export type PublicJudgeSettings = Omit<JudgeSettingsRow, 'api_key'> & { api_key_set: boolean; source: 'app' | 'environment' | 'none'; url_has_credentials: boolean };
+
+/** A settings form the app cannot accept as it is; `key` is the message shown beside `field`. */
+export class JudgeSettingsError extends Error {
+  constructor(readonly field: 'base_url' | 'api_key', readonly key: MessageKey) { super(key); }
+}
+
+/** The endpoint a form means: its base URL and the key to send there. */
+export interface Endpoint { base_url: string; api_key: string; keyWithheld: boolean }
+
+/**
+ * The stored key is only ever sent to the base URL it was saved with. A form shows the stored URL
+ * with its credentials redacted; sent back unchanged, it means the stored URL. Any other URL gets
+ * only the key typed with it: `keyWithheld` says a stored key was not carried over.
+ */
+export function endpointOf(form: { base_url: string; api_key: string; clear_key: boolean }, stored: { base_url: string; api_key: string } | null): Endpoint {
+  const same = stored !== null && (form.base_url === stored.base_url || form.base_url === redactUrl(stored.base_url));
+  if (!same && form.base_url.includes('[redacted]')) throw new JudgeSettingsError('base_url', 'judge.err_url_redacted');
+  const base_url = same ? stored.base_url : form.base_url;
+  const carried = same && !form.clear_key ? stored.api_key : '';
+  return { base_url, api_key: form.clear_key ? '' : form.api_key || carried, keyWithheld: !same && !form.api_key && !form.clear_key && (stored?.api_key ?? '') !== '' };
+}
 
 export function judgeSettings(db: DB, config: Config, audit: AuditQueries) {
   const get = db.prepare<[], JudgeSettingsRow>('SELECT * FROM judge_setting WHERE id = 1');
@@ -65,17 +88,23 @@ export function judgeSettings(db: DB, config: Config, audit: AuditQueries) {
     public(): PublicJudgeSettings {
       const s = effective();
       if (!s) return { preset: 'custom', base_url: '', chat_model: '', embedding_model: '', temperature: 0, timeout_ms: 60_000, max_concurrency: 16,
-        structured_output: 'json_schema', price_prompt: 0, price_completion: 0, api_key_set: false, source: 'none' };
-      const { api_key, ...rest } = s;
-      return { ...rest, api_key_set: api_key.length > 0 };
+        structured_output: 'json_schema', price_prompt: 0, price_completion: 0, api_key_set: false, source: 'none', url_has_credentials: false };
+      const { api_key, base_url, ...rest } = s;
+      return { ...rest, base_url: redactUrl(base_url), api_key_set: api_key.length > 0, url_has_credentials: urlHasCredentials(base_url) };
     },
-    /** An empty api_key keeps the stored one: the form never shows it, so it cannot send it back. */
+    /**
+     * An empty api_key keeps the stored one (the form never shows it, so it cannot send it back),
+     * but only for the URL it was saved with: a new URL with a stored key and no new one is refused.
+     */
     save(actorId: number, input: Omit<JudgeSettingsRow, 'api_key'> & { api_key: string; clear_key: boolean }): void {
       db.transaction(() => {
         const before = get.get();
-        const api_key = input.clear_key ? '' : input.api_key || before?.api_key || '';
-        upsert.run({ ...input, api_key });
-        const redacted = (r: JudgeSettingsRow | undefined) => (r ? { ...r, api_key: r.api_key ? 'set' : 'not set' } : null);
+        // Only a key saved in the app is carried over, never the environment's (it stays out of the database).
+        const endpoint = endpointOf(input, before ?? null);
+        if (endpoint.keyWithheld) throw new JudgeSettingsError('api_key', 'judge.err_key_again');
+        const { clear_key: _clear, ...row } = input;
+        upsert.run({ ...row, base_url: endpoint.base_url, api_key: endpoint.api_key });
+        const redacted = (r: JudgeSettingsRow | undefined) => (r ? { ...r, base_url: redactUrl(r.base_url), api_key: r.api_key ? 'set' : 'not set' } : null);
         audit.record({ actorId, entityType: 'judge_setting', entityId: 1, action: 'update', before: redacted(before), after: redacted(get.get()) });
       })();
     },

@@ -41,6 +41,8 @@ export interface TraceStep {
   parsed: unknown;
   cached: boolean;
   error?: string;
+  /** Set when the stored step was cut to the limits (server/judge/stored-trace.ts): the lengths before. */
+  truncated?: { raw?: number; parsed?: number; messages?: number };
 }
 
 export interface Trace {

@@ -8,7 +8,8 @@ import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { goldValue } from './gold.ts';
-import { labelVisibility } from './visibility.ts';
+import { LIMITS } from '../limits.ts';
+import { inDataset } from '../datasets/scoped.ts';
 import { LabelConflict, LabelError } from './service.ts';
 import { DisagreementsPage, ResponsePage, SlotRow, type Slot } from '../../views/pages/adjudication.tsx';
 import type { ResponseWithSample } from '../responses/queries.ts';
@@ -17,9 +18,10 @@ import type { DatasetRow } from '../datasets/queries.ts';
 const AdjudicateForm = z.object({
   criterion: z.coerce.number().int().positive(),
   context_index: z.coerce.number().int().min(-1),
-  value: z.string().max(200),
-  reason: z.string().trim().max(4000),
-  version: z.coerce.number().int().positive().or(z.literal('')).catch(''),
+  value: z.string().max(LIMITS.labelValue),
+  reason: z.string().trim().max(LIMITS.reason),
+  // The adjudication version the form showed; 0 (or missing) when it showed none yet.
+  version: z.coerce.number().int().min(0).catch(0),
 });
 const PAGE = 50;
 
@@ -32,7 +34,8 @@ export function adjudicationRoutes(app: AppContext): Router {
     const { annotations, labels: values } = labels.submittedFor(response.id);
     const adjudications = labels.adjudications(response.id);
     const canAdjudicate = labels.canAdjudicate(dataset.id, req.user);
-    const visible = labelVisibility(labels, dataset.id, req.user).on(annotations.some((a) => a.annotator_id === req.user!.id));
+    // Whoever may still label this item sees the others' labels only after submitting their own (access/permissions.ts).
+    const visible = app.access.mayReadItemLabels(req.user, dataset.id, response.id);
     const who = new Map(annotations.map((a) => [a.id, a.annotator_email ?? '']));
     const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
     const slots: Slot[] = criteria.forDataset(dataset.id).flatMap((c) =>
@@ -85,14 +88,14 @@ export function adjudicationRoutes(app: AppContext): Router {
       return sendError(req, res, 403, req.t('err.not_adjudicator'));
     }
     const form = AdjudicateForm.safeParse(req.body);
-    const criterion = form.success ? criteria.get(form.data.criterion) : undefined;
-    if (!form.success || !criterion || criterion.dataset_id !== response.dataset_id) return renderResponse(req, res, response.id, { _form: req.t('err.bad_request') }, 422);
+    const criterion = form.success ? inDataset(app, response.dataset_id).criterion(form.data.criterion) : undefined;
+    if (!form.success || !criterion) return renderResponse(req, res, response.id, { _form: req.t('err.bad_request') }, 422);
     const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
     const validIndex = criterion.target === 'context' ? form.data.context_index >= 0 && form.data.context_index < nContexts : form.data.context_index === -1;
     if (!validIndex) return renderResponse(req, res, response.id, { _form: req.t('err.label_context_range') }, 422);
     const slot = (note: { saved?: boolean; error?: string }, status = 200) => renderSlot(req, res, response, criterion.id, form.data.context_index, note, status);
     try {
-      labels.adjudicate(req.user!.id, criterion, response.id, form.data.context_index, form.data.value, form.data.reason, form.data.version === '' ? null : form.data.version);
+      labels.adjudicate(req.user!.id, criterion, response.id, form.data.context_index, form.data.value, form.data.reason, form.data.version);
       if (wantsFragment(req)) return slot({ saved: true });
       req.session.flash = req.t('flash.adjudicated');
       res.redirect(303, `/responses/${response.id}#c-${criterion.id}-${form.data.context_index}`);

@@ -1,5 +1,6 @@
 // SQL for the labelling flow: the queue, annotations with their label values, adjudications, progress.
 import type { DB } from '../db/connection.ts';
+import { PREVIEW_CHARS } from '../samples/queries.ts';
 
 export interface AnnotationRow {
   id: number;
@@ -93,7 +94,7 @@ export function labelQueries(db: DB) {
       version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = @id AND version = @version`),
     disagreements: db.prepare<{ ds: number; limit: number; offset: number }, DisagreementRow>(`
       SELECT a.response_id, l.criterion_id, l.context_index, count(*) AS n, json_group_array(l.value) AS "values",
-        s.question, r.system
+        substr(s.question, 1, ${PREVIEW_CHARS}) AS question, r.system
       FROM label l JOIN annotation a ON a.id = l.annotation_id JOIN criterion c ON c.id = l.criterion_id
         JOIN response r ON r.id = a.response_id JOIN sample s ON s.id = r.sample_id
       WHERE a.dataset_id = @ds AND a.state = 'submitted' AND c.kind <> 'numeric' AND c.archived = 0
@@ -123,6 +124,7 @@ export function labelQueries(db: DB) {
     clearMembers: db.prepare<[number]>('DELETE FROM dataset_member WHERE dataset_id = ?'),
     insertMember: db.prepare('INSERT INTO dataset_member (dataset_id, user_id, can_label, can_adjudicate) VALUES (?, ?, ?, ?)'),
     setOverlap: db.prepare<[number, number]>('UPDATE dataset SET overlap = ? WHERE id = ?'),
+    bumpDatasetVersion: db.prepare<[number, number]>('UPDATE dataset SET version = version + 1 WHERE id = ? AND version = ?'),
   };
   return s;
 }

@@ -39,21 +39,25 @@ function readHistoryFilter(query: unknown) {
   };
 }
 
+// Lengths are checked by the label service against server/limits.ts (an over-long rationale is refused, not dropped).
 const Meta = z.object({
-  version: z.coerce.number().int().positive().or(z.literal('')).catch(''),
-  rationale: z.string().max(8000).catch(''),
-  corrected_answer: z.string().max(20000).catch(''),
+  version: z.coerce.number().int().min(0).catch(0),
+  rationale: z.string().catch(''),
+  corrected_answer: z.string().catch(''),
 });
 
-/** Reads `c<criterion>` and `c<criterion>_<context>` fields of the workspace form. */
-export function readAnnotation(body: Record<string, unknown>): { input: AnnotationInput; version: number | null } {
+/**
+ * Reads `c<criterion>` and `c<criterion>_<context>` fields of the workspace form, and the version
+ * it was read at (a missing one is 0, "none submitted yet", which never overwrites a submission).
+ */
+export function readAnnotation(body: Record<string, unknown>): { input: AnnotationInput; version: number } {
   const values = new Map<string, string>();
   for (const [key, raw] of Object.entries(body ?? {})) {
     const m = /^c(\d+)(?:_(\d+))?$/.exec(key);
     if (m && typeof raw === 'string') values.set(valueKey(Number(m[1]), m[2] === undefined ? -1 : Number(m[2])), raw);
   }
   const meta = Meta.parse(body ?? {});
-  return { input: { values, rationale: meta.rationale.trim(), corrected_answer: meta.corrected_answer.trim() }, version: meta.version === '' ? null : meta.version };
+  return { input: { values, rationale: meta.rationale.trim(), corrected_answer: meta.corrected_answer.trim() }, version: meta.version };
 }
 
 export function labelRoutes(app: AppContext): Router {

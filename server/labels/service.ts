@@ -8,6 +8,10 @@ import type { LabelTarget } from '../responses/queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
 import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type LabelValueRow } from './queries.ts';
 import { goldValue } from './gold.ts';
+import { writableGuard } from '../datasets/archived.ts';
+import { checkText, LIMITS } from '../limits.ts';
+import { accessFacts } from '../access/facts.ts';
+import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
 import { labelHistory } from './history.ts';
 
 export class LabelError extends Error {
@@ -16,7 +20,12 @@ export class LabelError extends Error {
 
 /** Someone saved this annotation or adjudication since the form was loaded. */
 export class LabelConflict extends Error {
-  constructor(readonly current: AnnotationRow | AdjudicationRow) { super('conflict'); }
+  constructor(readonly current: AnnotationRow | AdjudicationRow | null) { super('conflict'); }
+}
+
+/** The dataset's settings or assignment changed since the assignment form was read. */
+export class AssignmentConflict extends Error {
+  constructor() { super('conflict'); }
 }
 
 /** Values keyed "criterionId" for response-level criteria and "criterionId:contextIndex" for per-context ones. */
@@ -31,10 +40,25 @@ export interface AnnotationInput {
 /** An item handed to an expert: the response id with the expert's (reserving) annotation and its label values. */
 export interface HandedOut { responseId: number; annotation: AnnotationRow; labels: LabelValueRow[] }
 
+/** The version a form showing this annotation carries: 0 while it was never submitted ("none yet"). */
+export function seenVersion(a: { state: string; version: number } | null | undefined): number {
+  return a && a.state === 'submitted' ? a.version : 0;
+}
+
+/** The rationale and corrected answer against their limits (server/limits.ts). */
+function checkTexts(input: AnnotationInput): void {
+  for (const [field, value, limit] of [['rationale', input.rationale, LIMITS.rationale], ['corrected_answer', input.corrected_answer, LIMITS.correctedAnswer]] as const) {
+    const problem = checkText(value, limit);
+    if (problem) throw new LabelError(problem.code === 'too_long' ? 'err.too_long_limit' : 'err.nul_character', field, { limit });
+  }
+}
+
 export const valueKey = (criterionId: number, contextIndex: number) => (contextIndex < 0 ? `${criterionId}` : `${criterionId}:${contextIndex}`);
 
 export function labelService(db: DB, audit: AuditQueries) {
   const q = labelQueries(db);
+  const writable = writableGuard(db);
+  const facts = accessFacts(db);
   const cutoff = () => new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString();
 
   /** Checks every value against its criterion and the response's contexts; submission also needs every criterion answered. */
@@ -64,13 +88,21 @@ export function labelService(db: DB, audit: AuditQueries) {
   }
 
   // Runs inside a transaction (see saveTx and submitAndHandOutTx below).
+  /**
+   * `expectedVersion` is the annotation version the form was read at, 0 when it showed none
+   * submitted yet; null (autosaved drafts only) checks nothing. A draft is not a version: the
+   * expert's own autosave must not make the open form stale.
+   */
   function save(user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted',
     expectedVersion: number | null): AnnotationRow {
+    writable(response.dataset_id);
+    checkTexts(input);
     // Reading the contexts is only needed for per-context values, and costs more than the rest of the row.
+    // Contexts beyond the limit (only in data from before the limits) are neither shown nor labelled.
     let nContexts = response.nContexts;
-    const values = validate(criteria, () => (nContexts ??= q.contextCount.get(response.id)!), input.values, state === 'submitted');
+    const values = validate(criteria, () => (nContexts ??= Math.min(q.contextCount.get(response.id)!, LIMITS.contexts)), input.values, state === 'submitted');
     const existing = q.mine.get(response.id, user.id);
-    if (existing && expectedVersion !== null && existing.version !== expectedVersion) throw new LabelConflict(existing);
+    if (existing && expectedVersion !== null && seenVersion(existing) !== expectedVersion && existing.version !== expectedVersion) throw new LabelConflict(existing);
     const submittedAt = state === 'submitted' ? (existing?.submitted_at ?? new Date().toISOString()) : null;
     // A submitted annotation stays submitted: autosave of an edited one must not take it out of the counts.
     const nextState = existing?.state === 'submitted' ? 'submitted' : state;
@@ -114,6 +146,7 @@ export function labelService(db: DB, audit: AuditQueries) {
   // keeps the queue from handing it to others, see CLAIM_MINUTES); the reserving statement returns
   // the expert's annotation of it, which the workspace shows.
   function handOut(datasetId: number, userId: number, overlap: number, after: number): HandedOut | null {
+    writable(datasetId); // handing out reserves the item (a draft)
     const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), ...queuePosition(from) })?.id;
     const id = next(after) ?? (after > 0 ? next(0) : undefined); // wrap around after skipping
     if (id === undefined) return null;
@@ -134,16 +167,16 @@ export function labelService(db: DB, audit: AuditQueries) {
     queries: q,
     history: labelHistory(db),
 
-    /** Experts and admins label; when a dataset lists labellers, only they do. */
+    /** Whether the user may label in the dataset (the rule: access/permissions.ts mayLabel). */
     canLabel(datasetId: number, user: CurrentUser | null): boolean {
-      if (!user || user.role === 'viewer') return false;
-      if ((q.labellerCount.get(datasetId) as number) === 0) return true;
-      return q.member.get(datasetId, user.id)?.can_label === 1;
+      const st = facts.standing(user, datasetId);
+      return st !== null && mayLabel(st);
     },
 
+    /** Whether the user adjudicates the dataset (the rule: access/permissions.ts mayAdjudicate). */
     canAdjudicate(datasetId: number, user: CurrentUser | null): boolean {
-      if (!user) return false;
-      return user.role === 'admin' || (user.role === 'expert' && q.member.get(datasetId, user.id)?.can_adjudicate === 1);
+      const st = facts.standing(user, datasetId);
+      return st !== null && mayAdjudicate(st);
     },
 
     /** The item the queue would hand this expert next, without reserving it (for pages a GET shows); null when done. */
@@ -184,14 +217,21 @@ export function labelService(db: DB, audit: AuditQueries) {
       return goldValue(criterion.kind, values, adj?.value ?? null);
     },
 
-    adjudicate(actorId: number, criterion: Criterion, responseId: number, contextIndex: number, rawValue: string, reason: string, expectedVersion: number | null): AdjudicationRow {
+    /**
+     * Sets the gold value of one slot. `expectedVersion` is the adjudication version the form was
+     * read at, 0 when there was none yet: a decision made meanwhile by someone else is a conflict,
+     * the first decision included.
+     */
+    adjudicate(actorId: number, criterion: Criterion, responseId: number, contextIndex: number, rawValue: string, reason: string, expectedVersion: number): AdjudicationRow {
       const value = canonicalValue(criterion, rawValue);
       if (value === null) throw new LabelError('err.label_invalid', 'value', { criterion: criterion.name });
       if (!reason.trim()) throw new LabelError('err.reason_required', 'reason');
+      if (reason.length > LIMITS.reason) throw new LabelError('err.too_long_limit', 'reason', { limit: LIMITS.reason });
       return db.transaction(() => {
+        writable(criterion.dataset_id);
         const existing = q.adjudication.get(responseId, criterion.id, contextIndex);
+        if ((existing?.version ?? 0) !== expectedVersion) throw new LabelConflict(existing ?? null);
         if (existing) {
-          if (expectedVersion !== null && existing.version !== expectedVersion) throw new LabelConflict(existing);
           const changed = q.updateAdjudication.run({ id: existing.id, version: existing.version, value, reason, adjudicator_id: actorId }).changes;
           if (changed === 0) throw new LabelConflict(q.adjudication.get(responseId, criterion.id, contextIndex)!);
         } else {
@@ -214,8 +254,11 @@ export function labelService(db: DB, audit: AuditQueries) {
       q.recountSlots.run(datasetId);
     },
 
-    setAssignment(actorId: number, datasetId: number, overlap: number, members: { userId: number; label: boolean; adjudicate: boolean }[]): void {
+    /** Who labels and adjudicates, with how much overlap; `expectedVersion` is the dataset version the form was read at. */
+    setAssignment(actorId: number, datasetId: number, expectedVersion: number, overlap: number, members: { userId: number; label: boolean; adjudicate: boolean }[]): void {
       db.transaction(() => {
+        writable(datasetId);
+        if (q.bumpDatasetVersion.run(datasetId, expectedVersion).changes === 0) throw new AssignmentConflict();
         const before = { overlap: q.progress.get(datasetId)!.overlap, members: q.members.all(datasetId) };
         q.setOverlap.run(overlap, datasetId);
         q.clearMembers.run(datasetId);

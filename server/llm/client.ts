@@ -3,12 +3,14 @@
 // Built on the official `openai` package, with its own retries switched off so that goldset owns
 // the policy: every attempt goes through one semaphore (maxConcurrency), one per-attempt timeout,
 // one backoff loop (honouring Retry-After) and one set of counters. Structured replies are parsed
-// and validated with zod, repaired at most once, and cached (only when valid) by request hash.
+// and validated with zod, repaired at most once, and cached (only when valid, and not larger than
+// the stored-reply limit of server/limits.ts) by request hash.
 
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ZodType } from 'zod';
 import { cacheKey } from './cache-key.ts';
+import { LIMITS } from '../limits.ts';
 import { classifyError, LlmCallError, redact } from './errors.ts';
 import type { LlmError } from './errors.ts';
 import type { StructuredOutputMode } from './presets.ts';
@@ -230,7 +232,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
     const usage = { ...first.value.usage };
     const parsedFirst = parseAndValidate(first.value.content, schema);
     if (parsedFirst.ok) {
-      cache?.set(key, first.value.content);
+      if (first.value.content.length <= LIMITS.judgeReply) cache?.set(key, first.value.content);
       return { ok: true, value: parsedFirst.value, raw: first.value.content, usage, cached: false, attempts: first.attempts };
     }
 
@@ -243,7 +245,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
     const parsedRepair = parseAndValidate(repair.value.content, schema);
     if (parsedRepair.ok) {
       // Cached under the original request: the next identical judge call gets the usable answer.
-      cache?.set(key, repair.value.content);
+      if (repair.value.content.length <= LIMITS.judgeReply) cache?.set(key, repair.value.content);
       return { ok: true, value: parsedRepair.value, raw: repair.value.content, usage, cached: false, attempts };
     }
     counters.failures++;

@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import type { DerivedCache } from '../db/derived-cache.ts';
+import { LIMITS, sqlClippedList } from '../limits.ts';
 
 export interface ResponseRow {
   id: number;
@@ -15,11 +16,14 @@ export interface ResponseRow {
   created_at: string;
 }
 
+/** A response with its sample, as shown (see SHOWN below). */
 export interface ResponseWithSample extends ResponseRow {
   question: string;
   ground_truth: string;
   reference_contexts: string;
   tags: string;
+  /** How many contexts the response has; retrieved_contexts holds at most LIMITS.contexts of them. */
+  n_contexts: number;
 }
 
 /**
@@ -33,10 +37,21 @@ export function responseHash(system: string, answer: string, contexts: string[])
   return crypto.createHash('sha256').update(JSON.stringify([system, answer, contexts])).digest('hex');
 }
 
+/**
+ * A response with its sample as pages show it: texts within the limits of server/limits.ts (data
+ * stored before the limits is shown cut, its contexts beyond the limit left out), and how many
+ * contexts it really has.
+ */
+const SHOWN = `SELECT r.id, r.sample_id, r.dataset_id, r.system, substr(r.answer, 1, ${LIMITS.answer}) AS answer,
+    ${sqlClippedList('r.retrieved_contexts', LIMITS.contexts, LIMITS.context)} AS retrieved_contexts,
+    json_array_length(r.retrieved_contexts) AS n_contexts, r.metadata, r.n_submitted, r.created_at,
+    substr(s.question, 1, ${LIMITS.question}) AS question, substr(s.ground_truth, 1, ${LIMITS.groundTruth}) AS ground_truth,
+    ${sqlClippedList('s.reference_contexts', LIMITS.contexts, LIMITS.context)} AS reference_contexts, s.tags
+  FROM response r JOIN sample s ON s.id = r.sample_id`;
+
 export function responseQueries(db: DB) {
   const s = {
-    byId: db.prepare<[number], ResponseWithSample>(`SELECT r.*, s.question, s.ground_truth, s.reference_contexts, s.tags
-      FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`),
+    byId: db.prepare<[number], ResponseWithSample>(`${SHOWN} WHERE r.id = ?`),
     // Only the first columns: they sit on the row's own page, the texts mostly on overflow pages.
     target: db.prepare<[number], LabelTarget>('SELECT id, dataset_id FROM response WHERE id = ?'),
     forSample: db.prepare<[number], ResponseRow>('SELECT * FROM response WHERE sample_id = ? ORDER BY id'),

@@ -14,29 +14,38 @@ import { redirectAfterPost, sendDocument } from '../http/render.ts';
 import { can, requireRole, requireUser } from '../http/security.ts';
 import type { RunRow } from '../judge/run-queries.ts';
 import type { Trace } from '../judge/types.ts';
+import { boundTrace } from '../judge/stored-trace.ts';
 import { ReviewItemPage, ReviewQueuePage, type ReviewItem } from '../../views/pages/review.tsx';
 import { buildQueue, comparer, neighbours, reviewQueries, VERDICTS, type Queue } from './queue.ts';
 import { readState, stateQuery, type QueueState } from './state.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { reviewText } from './text.ts';
 import { systemNames } from '../responses/queries.ts';
-import { labelVisibility } from '../labels/visibility.ts';
+import { LIMITS } from '../limits.ts';
+import { inDataset } from '../datasets/scoped.ts';
+import { VerdictConflict } from '../calibration/service.ts';
+import { LabelConflict } from '../labels/service.ts';
 
 const PAGE = 50;
-export const NOTE_MAX = 2000;
+export const NOTE_MAX = LIMITS.note;
 
 const VerdictForm = z.object({
   verdict: z.enum(VERDICTS, { error: 'review.err_verdict' }),
   note: z.string({ error: 'err.invalid' }).trim().max(NOTE_MAX, { error: 'review.err_note_long' }).default(''),
-  gold: z.string({ error: 'err.invalid' }).max(200, { error: 'review.err_gold' }).default(''),
+  gold: z.string({ error: 'err.invalid' }).max(LIMITS.labelValue, { error: 'review.err_gold' }).default(''),
   next: z.string().optional(),
+  // The versions the form showed of the verdict and of the gold value's adjudication (0: none yet).
+  verdict_version: z.coerce.number().int().min(0).catch(0),
+  gold_version: z.coerce.number().int().min(0).catch(0),
 });
 
 function parseTrace(json: string | null): Trace | null {
   if (!json) return null;
   try {
     const t = JSON.parse(json) as Partial<Trace>;
-    return { steps: Array.isArray(t.steps) ? t.steps : [], computation: typeof t.computation === 'string' ? t.computation : '', ...(t.values ? { values: t.values } : {}) };
+    // Cut to the limits on display too: traces stored before the limits existed may hold whole 10 MB replies.
+    return boundTrace({ steps: Array.isArray(t.steps) ? t.steps : [], computation: typeof t.computation === 'string' ? t.computation : '',
+      ...(t.values ? { values: t.values } : {}) });
   } catch {
     return null;
   }
@@ -59,12 +68,16 @@ export function reviewRoutes(app: AppContext): Router {
    * Every pair of the run (scores + gold; kept until the dataset's data changes) and the queue that
    * the state's filters select, built on every view from the pairs and the current verdicts.
    */
-  function queueFor(run: RunRow, dataset: DatasetRow, state: QueueState) {
+  function queueFor(run: RunRow, dataset: DatasetRow, state: QueueState, user: Request['user']) {
     const pairs = calibration.pairs({ criterion: state.criterion, run, part: 'all', holdoutSeed: dataset.holdout_seed });
+    // An item is in someone's queue because its gold value disagrees with the judge: that tells the
+    // gold value, so the queue holds only items whose labels the user may read (access/permissions.ts).
+    const readable = app.access.readableItems(user, dataset.id);
     const part = state.part;
+    const inPart = part === 'all' ? null : (id: number) => holdoutPart(dataset.holdout_seed, id) === part;
     const queue: Queue = buildQueue(state.criterion, pairs, calibration.verdicts(run.id, state.criterion.id), state.threshold, {
       verdict: state.verdict, system: state.system, tagged: state.tag ? q.tagged(dataset.id, state.tag) : null,
-      inPart: part === 'all' ? null : (id) => holdoutPart(dataset.holdout_seed, id) === part,
+      inPart: readable === null ? inPart : (id) => readable.has(id) && (inPart === null || inPart(id)),
     });
     return { pairs, queue };
   }
@@ -80,14 +93,14 @@ export function reviewRoutes(app: AppContext): Router {
     if (!state) {
       return sendDocument(res, ReviewQueuePage({ ...common, rows: [], counts: { none: 0, judge_right: 0, expert_right: 0, ambiguous: 0, any: 0 }, more: false, comparable: true }));
     }
-    const { queue } = queueFor(run, dataset, state);
+    const { queue } = queueFor(run, dataset, state, req.user);
     const page = queue.items.slice((state.page - 1) * PAGE, state.page * PAGE);
     const questions = q.questions(page.map((x) => x.id));
-    // The gold value comes from the experts' labels: hidden where the item page hides them (labelVisibility).
-    const visibility = labelVisibility(labels, dataset.id, req.user);
-    const submittedByMe = visibility.always ? null : q.submittedBy(req.user!.id, page.map((x) => x.id));
-    sendDocument(res, ReviewQueuePage({ ...common, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '',
-      goldHidden: submittedByMe !== null && !submittedByMe.has(x.id) })),
+    // The gold value comes from the experts' labels: hidden where the item page hides them (access/permissions.ts);
+    // the queue holds only items whose labels the user may read anyway (queueFor).
+    const readable = app.access.readableItems(req.user, dataset.id);
+    sendDocument(res, ReviewQueuePage({ ...common, onlyLabelled: readable !== null, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '',
+      goldHidden: readable !== null && !readable.has(x.id) })),
       counts: queue.counts, more: queue.items.length > state.page * PAGE, comparable: queue.comparable }));
   });
 
@@ -96,11 +109,11 @@ export function reviewRoutes(app: AppContext): Router {
     const loaded = loadRun(req.params.id);
     if (!loaded) return null;
     const { run, dataset } = loaded;
-    const response = responses.byId(idParam(req.params.rid) ?? 0);
-    if (!response || response.dataset_id !== dataset.id) return null;
+    const response = inDataset(app, dataset.id).response(req.params.rid);
+    if (!response) return null;
     const state = readState(req.query, responseCriteria(dataset.id));
     if (!state) return null;
-    const { pairs, queue } = queueFor(run, dataset, state);
+    const { pairs, queue } = queueFor(run, dataset, state, req.user);
     // The item need not be in the queue (filtered out, or reviewed meanwhile): its neighbours are where it would sort.
     const pair = pairs.find((p) => p.id === response.id);
     const scores = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null).map((p) => p.score!);
@@ -113,13 +126,14 @@ export function reviewRoutes(app: AppContext): Router {
     const { run, response, state, comparison } = loaded;
     const c: Criterion = state.criterion;
     const submitted = labels.submittedFor(response.id);
-    // As on the adjudication page and in the queue: an expert who may still label this item does not see the others' labels first.
-    const hidden = !labelVisibility(labels, loaded.dataset.id, user).on(submitted.annotations.some((a) => a.annotator_id === user?.id));
+    // As on the adjudication page: whoever may still label this item sees no labels and no gold value first (access/permissions.ts).
+    const hidden = !app.access.mayReadItemLabels(user, loaded.dataset.id, response.id);
     const { annotations, labels: values } = hidden ? { annotations: [], labels: [] } : submitted;
     const valueOf = new Map(values.filter((l) => l.criterion_id === c.id && l.context_index === -1).map((l) => [l.annotation_id, l.value]));
     const score = runner.queries.score(run.id, response.id);
     return {
-      response, comparison, score, trace: parseTrace(score?.trace ?? null),
+      // The gap and the disagreement are worked out from the gold value: not shown while it is hidden.
+      response, comparison: hidden ? { ...comparison, gap: null, disagrees: false } : comparison, score, trace: parseTrace(score?.trace ?? null),
       experts: annotations.map((a) => ({ email: a.annotator_email ?? '', value: valueOf.get(a.id) ?? null, rationale: a.rationale, corrected_answer: a.corrected_answer, submitted_at: a.submitted_at })),
       gold: hidden ? null : labels.gold(c, response.id, -1),
       adjudication: labels.adjudications(response.id).find((a) => a.criterion_id === c.id && a.context_index === -1),
@@ -170,10 +184,18 @@ export function reviewRoutes(app: AppContext): Router {
       }
     }
 
-    app.db.transaction(() => {
-      calibration.setVerdict(req.user!.id, { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, verdict, note });
-      if (correction !== null) labels.adjudicate(req.user!.id, criterion, response.id, -1, correction, note, null);
-    })();
+    try {
+      app.db.transaction(() => {
+        calibration.setVerdict(req.user!.id, { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, verdict, note },
+          form.data.verdict_version);
+        if (correction !== null) labels.adjudicate(req.user!.id, criterion, response.id, -1, correction, note, form.data.gold_version);
+      })();
+    } catch (err) {
+      if (!(err instanceof VerdictConflict || err instanceof LabelConflict)) throw err;
+      // Someone else decided meanwhile: the page shows what they recorded, and keeps this reviewer's choice in the form.
+      app.log.info('review.conflict', { run: run.id, response: response.id, user: req.user!.id });
+      return renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_conflict') } }, 409);
+    }
     app.log.info('review.verdict', { run: run.id, response: response.id, criterion: criterion.id, verdict, corrected: correction !== null, user: req.user!.id });
     req.session.flash = rt(correction !== null ? 'review.flash_corrected' : 'review.flash_saved');
     // "Save and next": the item after this one in the queue as it was before saving; the queue itself after the last one.

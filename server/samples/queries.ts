@@ -2,6 +2,7 @@
 import type { DB } from '../db/connection.ts';
 import type { Statement } from 'better-sqlite3';
 import { questionKey } from './key.ts';
+import { LIMITS, sqlClippedList, sqlListOverLimit } from '../limits.ts';
 
 export type SampleStatus = 'draft' | 'in_review' | 'approved';
 export const STATUSES: SampleStatus[] = ['draft', 'in_review', 'approved'];
@@ -18,6 +19,8 @@ export interface SampleRow {
   status: SampleStatus;
   author_id: number | null;
   author_email: string | null;
+  /** Who last changed the content, when someone other than the author did (migration 0016). */
+  last_editor_id: number | null;
   approved_by: number | null;
   approver_email: string | null;
   approved_at: string | null;
@@ -38,6 +41,35 @@ export interface RevisionRow { version: number; snapshot: string; edited_by: num
 
 const SELECT = `SELECT s.*, a.email AS author_email, p.email AS approver_email FROM sample s
   LEFT JOIN user a ON a.id = s.author_id LEFT JOIN user p ON p.id = s.approved_by`;
+
+/** Characters of each text a list of samples carries: the page shows less. */
+export const PREVIEW_CHARS = 300;
+
+/**
+ * The samples of a list page: texts cut to PREVIEW_CHARS and reference contexts to the limits, so
+ * that a sample stored before the limits (a 100,000,000-character question) costs a list no more
+ * than the others.
+ */
+const LIST_SELECT = `SELECT s.id, s.dataset_id, s.question_key, substr(s.question, 1, ${PREVIEW_CHARS}) AS question,
+    substr(s.ground_truth, 1, ${PREVIEW_CHARS}) AS ground_truth, ${sqlClippedList('s.reference_contexts', LIMITS.contexts, PREVIEW_CHARS)} AS reference_contexts,
+    ${sqlClippedList('s.tags', LIMITS.tags, LIMITS.tag)} AS tags, substr(s.source, 1, ${LIMITS.source}) AS source, substr(s.notes, 1, ${PREVIEW_CHARS}) AS notes,
+    s.status, s.author_id, s.approved_by, s.approved_at, s.last_editor_id, s.version, s.created_at, s.updated_at,
+    a.email AS author_email, p.email AS approver_email FROM sample s
+  LEFT JOIN user a ON a.id = s.author_id LEFT JOIN user p ON p.id = s.approved_by`;
+
+/**
+ * One sample as its page shows it: texts within the limits, and whether any was cut (only data
+ * stored before the limits is; such a sample is shown, not edited, on its page).
+ */
+const SHOWN_SELECT = `SELECT s.id, s.dataset_id, s.question_key, substr(s.question, 1, ${LIMITS.question}) AS question,
+    substr(s.ground_truth, 1, ${LIMITS.groundTruth}) AS ground_truth, ${sqlClippedList('s.reference_contexts', LIMITS.contexts, LIMITS.context)} AS reference_contexts,
+    ${sqlClippedList('s.tags', LIMITS.tags, LIMITS.tag)} AS tags, substr(s.source, 1, ${LIMITS.source}) AS source, substr(s.notes, 1, ${LIMITS.notes}) AS notes,
+    s.status, s.author_id, s.approved_by, s.approved_at, s.last_editor_id, s.version, s.created_at, s.updated_at,
+    a.email AS author_email, p.email AS approver_email,
+    (length(s.question) > ${LIMITS.question} OR length(s.ground_truth) > ${LIMITS.groundTruth} OR length(s.notes) > ${LIMITS.notes}
+      OR length(s.source) > ${LIMITS.source} OR ${sqlListOverLimit('s.reference_contexts', LIMITS.contexts, LIMITS.context)}
+      OR ${sqlListOverLimit('s.tags', LIMITS.tags, LIMITS.tag)}) AS oversized
+  FROM sample s LEFT JOIN user a ON a.id = s.author_id LEFT JOIN user p ON p.id = s.approved_by`;
 
 export { questionKey } from './key.ts';
 
@@ -95,12 +127,13 @@ export function sampleQueries(db: DB) {
 
   const s = {
     byId: db.prepare<[number], SampleRow>(`${SELECT} WHERE s.id = ?`),
+    shown: db.prepare<[number], SampleRow & { oversized: 0 | 1 }>(`${SHOWN_SELECT} WHERE s.id = ?`),
     byKey: db.prepare<[number, string], { id: number }>('SELECT id FROM sample WHERE dataset_id = ? AND question_key = ?'),
     insert: db.prepare(`INSERT INTO sample (dataset_id, question_key, question, ground_truth, reference_contexts, tags, source, notes, author_id)
       VALUES (@datasetId, @questionKey, @question, @groundTruth, @referenceContexts, @tags, @source, @notes, @authorId)`),
     update: db.prepare(`UPDATE sample SET question_key = @questionKey, question = @question, ground_truth = @groundTruth,
       reference_contexts = @referenceContexts, tags = @tags, source = @source, notes = @notes, status = @status,
-      approved_by = @approvedBy, approved_at = @approvedAt, version = version + 1,
+      approved_by = @approvedBy, approved_at = @approvedAt, last_editor_id = @lastEditorId, version = version + 1,
       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = @id AND version = @version`),
     insertRevision: db.prepare(`INSERT INTO sample_revision (sample_id, version, snapshot, edited_by, edited_at)
       VALUES (@sampleId, @version, @snapshot, @editedBy, @editedAt)`),
@@ -116,6 +149,8 @@ export function sampleQueries(db: DB) {
 
   return {
     byId: (id: number) => s.byId.get(id),
+    /** The sample as its page shows it (see SHOWN_SELECT). */
+    shown: (id: number) => s.shown.get(id),
     idByQuestion: (datasetId: number, question: string) => s.byKey.get(datasetId, questionKey(question))?.id,
     insert: (row: Record<string, unknown>) => Number(s.insert.run(row).lastInsertRowid),
     update: (row: Record<string, unknown>) => s.update.run(row).changes,
@@ -128,10 +163,11 @@ export function sampleQueries(db: DB) {
     tags: (datasetId: number) => s.tags.all(datasetId),
     authors: (datasetId: number) => s.authors.all(datasetId),
 
+    /** A page of samples, texts cut to PREVIEW_CHARS (see LIST_SELECT). */
     list(f: SampleFilter, page: { limit: number; offset: number }): { rows: SampleRow[]; total: number } {
       const w = where(f);
       const total = prepared(`SELECT count(*) FROM sample s WHERE ${w.sql}`).pluck().get(w.params) as number;
-      const rows = prepared(`${SELECT} WHERE ${w.sql} ORDER BY s.id DESC LIMIT @limit OFFSET @offset`)
+      const rows = prepared(`${LIST_SELECT} WHERE ${w.sql} ORDER BY s.id DESC LIMIT @limit OFFSET @offset`)
         .all({ ...w.params, ...page }) as SampleRow[];
       return { rows, total };
     },

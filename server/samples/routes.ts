@@ -2,7 +2,8 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
+import { listOf, parseForm, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
+import { LIMITS } from '../limits.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -16,13 +17,12 @@ import { InboxPage } from '../../views/pages/inbox.tsx';
 const INBOX_PAGE = 200;
 
 const SampleForm = z.object({
-  question: text(8000, 1),
-  ground_truth: text(20000),
-  reference_contexts: z.string().max(200_000, { error: 'err.too_long' }).default('').transform(splitBlocks),
-  tags: z.string().max(2000, { error: 'err.too_long' }).default('').transform(splitTags)
-    .refine((tags) => tags.every((t) => t.length <= 60), { error: 'err.tag_too_long' }),
-  source: text(200).default(''),
-  notes: text(8000).default(''),
+  question: text(LIMITS.question, 1),
+  ground_truth: text(LIMITS.groundTruth),
+  reference_contexts: listOf(splitBlocks, LIMITS.contexts, LIMITS.context),
+  tags: listOf(splitTags, LIMITS.tags, LIMITS.tag),
+  source: text(LIMITS.source).default(''),
+  notes: text(LIMITS.notes).default(''),
 });
 const EditForm = SampleForm.extend({ version: z.coerce.number().int().min(1) });
 const StatusForm = z.object({
@@ -41,9 +41,13 @@ export function sampleRoutes(app: AppContext): Router {
 
   function renderSample(req: Request, res: Response, sample: SampleRow, extra: { values?: SampleFormValues; errors?: FieldErrors; conflict?: SampleRow } = {}, status = 200) {
     const dataset = datasets.get(sample.dataset_id)!;
+    // A sample stored before the limits existed is shown cut, read-only, without its history and
+    // audit trail: comparing 100,000,000-character versions would cost more than anyone can read.
+    const shown = samples.queries.shown(sample.id)!;
+    const oversized = shown.oversized === 1;
     sendDocument(res, SamplePage({
-      ctx: pageContext(req), dataset, sample, values: extra.values ?? formValues(sample),
-      history: samples.history(sample.id), audit: audit.forEntity('sample', sample.id),
+      ctx: pageContext(req), dataset, sample: oversized ? shown : sample, values: oversized ? formValues(shown) : extra.values ?? formValues(sample),
+      history: oversized ? [] : samples.history(sample.id), audit: oversized ? [] : audit.forEntity('sample', sample.id), oversized,
       ...(extra.errors ? { errors: extra.errors } : {}), ...(extra.conflict ? { conflict: extra.conflict } : {}),
     }), status);
   }
@@ -59,7 +63,8 @@ export function sampleRoutes(app: AppContext): Router {
       const state = listState({});
       sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: req.body, errors }, labelling: labellingSummary(app, dataset, req.user) }), 422);
     };
-    if (!form.ok) return fail(form.errors);
+    // The quick-add form has no notes field: its error is said at the top of the form.
+    if (!form.ok) return fail(form.errors.notes ? { ...form.errors, _form: `${req.t('field.notes')}: ${form.errors.notes}` } : form.errors);
     try {
       const added = samples.create(req.user!.id, dataset.id, form.data as SampleInput);
       if (!wantsFragment(req)) return res.redirect(303, `/datasets/${dataset.id}`);
@@ -80,7 +85,7 @@ export function sampleRoutes(app: AppContext): Router {
   });
 
   r.get('/samples/:id', requireUser, (req, res) => {
-    const sample = samples.get(idParam(req.params.id) ?? 0);
+    const sample = samples.queries.shown(idParam(req.params.id) ?? 0);
     if (!sample) return sendError(req, res, 404, req.t('err.not_found'));
     renderSample(req, res, sample);
   });

@@ -3,6 +3,7 @@ import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import type { MessageKey } from '../i18n/index.ts';
 import { questionKey, sampleQueries, type SampleRow, type SampleStatus } from './queries.ts';
+import { writableGuard } from '../datasets/archived.ts';
 
 export class SampleError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
@@ -42,12 +43,15 @@ function sameContent(a: SampleInput, b: SampleInput): boolean {
 
 export function sampleService(db: DB, audit: AuditQueries) {
   const q = sampleQueries(db);
+  const writable = writableGuard(db);
 
+  /** Writes the next state; a content edit (action 'update') makes the actor the last editor. */
   function write(row: SampleRow, actorId: number | null, next: Snapshot, approval: { by: number | null; at: string | null }, action: string, comment = ''): SampleRow {
     const changed = q.update({
       id: row.id, version: row.version, questionKey: questionKey(next.question), question: next.question,
       groundTruth: next.ground_truth, referenceContexts: JSON.stringify(next.reference_contexts), tags: JSON.stringify(next.tags),
       source: next.source, notes: next.notes, status: next.status, approvedBy: approval.by, approvedAt: approval.at,
+      lastEditorId: action === 'update' ? actorId : row.last_editor_id,
     });
     if (changed === 0) throw new ConflictError(q.byId(row.id)!);
     const before = snapshotOf(row);
@@ -68,6 +72,7 @@ export function sampleService(db: DB, audit: AuditQueries) {
 
     create(actorId: number | null, datasetId: number, input: SampleInput): SampleRow {
       return db.transaction(() => {
+        writable(datasetId);
         assertUniqueQuestion(datasetId, input.question);
         const id = q.insert({
           datasetId, questionKey: questionKey(input.question), question: input.question, groundTruth: input.ground_truth,
@@ -86,6 +91,7 @@ export function sampleService(db: DB, audit: AuditQueries) {
       return db.transaction(() => {
         const row = q.byId(id);
         if (!row) throw new SampleError('err.not_found');
+        writable(row.dataset_id);
         if (row.version !== expectedVersion) throw new ConflictError(row);
         const current = snapshotOf(row);
         if (sameContent(current, input)) return row;
@@ -100,6 +106,7 @@ export function sampleService(db: DB, audit: AuditQueries) {
       return db.transaction(() => {
         const row = q.byId(id);
         if (!row) throw new SampleError('err.not_found');
+        writable(row.dataset_id);
         if (row.version !== expectedVersion) throw new ConflictError(row);
         const snap = snapshotOf(row);
         if (action === 'submit') {
@@ -108,7 +115,9 @@ export function sampleService(db: DB, audit: AuditQueries) {
         }
         if (action === 'approve') {
           if (row.status !== 'in_review') throw new SampleError('err.bad_transition');
+          // Four eyes: neither the author nor whoever last changed the content approves it.
           if (row.author_id === actorId) throw new SampleError('err.approve_own');
+          if (row.last_editor_id !== null && row.last_editor_id === actorId) throw new SampleError('err.approve_own_edit');
           if (!row.ground_truth.trim()) throw new SampleError('err.approve_no_ground_truth');
           return write(row, actorId, { ...snap, status: 'approved' }, { by: actorId, at: new Date().toISOString() }, 'approve');
         }

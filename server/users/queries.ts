@@ -33,13 +33,14 @@ export function userQueries(db: DB) {
     setLocale: db.prepare<[Locale, number]>('UPDATE user SET locale = ? WHERE id = ?'),
     activeAdmins: db.prepare("SELECT count(*) FROM user WHERE role = 'admin' AND disabled = 0").pluck(),
     insertInvite: db.prepare<[number, string, number]>('INSERT INTO invite (user_id, token_hash, expires_at) VALUES (?, ?, ?)'),
-    inviteByHash: db.prepare<[string, number], { id: number; user_id: number }>(
-      'SELECT id, user_id FROM invite WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?'),
-    useInvite: db.prepare<[number, number]>('UPDATE invite SET used_at = ? WHERE id = ?'),
+    inviteByHash: db.prepare<[string, number], { id: number; user_id: number; token_hash: string }>(
+      'SELECT id, user_id, token_hash FROM invite WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?'),
+    dropInvites: db.prepare<[number]>('DELETE FROM invite WHERE user_id = ? AND used_at IS NULL'),
+    useInvite: db.prepare<[number, number]>('UPDATE invite SET used_at = ? WHERE id = ? AND used_at IS NULL'),
     recordFailure: db.prepare<[string, string, number]>('INSERT INTO login_failure (email, ip, at) VALUES (?, ?, ?)'),
     failuresByEmail: db.prepare<[string, number]>('SELECT count(*) FROM login_failure WHERE email = ? AND at > ?').pluck(),
     failuresByIp: db.prepare<[string, number]>('SELECT count(*) FROM login_failure WHERE ip = ? AND at > ?').pluck(),
-    clearFailures: db.prepare<[string]>('DELETE FROM login_failure WHERE email = ?'),
+    forgetAttempt: db.prepare<[number]>('DELETE FROM login_failure WHERE id = ?'),
     pruneFailures: db.prepare<[number]>('DELETE FROM login_failure WHERE at <= ?'),
   };
   return {
@@ -56,11 +57,15 @@ export function userQueries(db: DB) {
     activeAdmins: () => s.activeAdmins.get() as number,
     insertInvite: (userId: number, tokenHash: string, expiresAt: number) => s.insertInvite.run(userId, tokenHash, expiresAt),
     inviteByHash: (hash: string, now: number) => s.inviteByHash.get(hash, now),
-    useInvite: (id: number, now: number) => s.useInvite.run(now, id),
-    recordFailure: (email: string, ip: string, now: number) => s.recordFailure.run(email, ip, now),
+    /** Marks the invitation used; false when it was used meanwhile (two accepts at once). */
+    useInvite: (id: number, now: number) => s.useInvite.run(now, id).changes > 0,
+    /** Ends the open invitations of a user: a reissued link replaces them. */
+    dropInvites: (userId: number) => s.dropInvites.run(userId),
+    /** Counts an attempt as a failure; returns its id, so a correct password can take back exactly this one. */
+    recordFailure: (email: string, ip: string, now: number) => Number(s.recordFailure.run(email, ip, now).lastInsertRowid),
     failuresByEmail: (email: string, since: number) => s.failuresByEmail.get(email, since) as number,
     failuresByIp: (ip: string, since: number) => s.failuresByIp.get(ip, since) as number,
-    clearFailures: (email: string) => s.clearFailures.run(email),
+    forgetAttempt: (id: number) => s.forgetAttempt.run(id),
     pruneFailures: (before: number) => s.pruneFailures.run(before),
   };
 }

@@ -1,5 +1,5 @@
 // HTTP for user administration: invite, change role, disable. Admins only.
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { parseForm, text } from '../http/forms.ts';
@@ -9,11 +9,12 @@ import { requireRole } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { UserError } from './service.ts';
 import { UsersPage } from '../../views/pages/admin.tsx';
+import { LIMITS } from '../limits.ts';
 
 const role = z.enum(['admin', 'expert', 'viewer'], { error: 'err.invalid' });
 const InviteForm = z.object({
   email: z.string().trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' })),
-  name: text(100),
+  name: text(LIMITS.userName),
   role,
 });
 const UpdateForm = z.object({ role, disabled: z.literal('1').optional() });
@@ -22,6 +23,13 @@ export function adminRoutes(app: AppContext): Router {
   const r = Router();
   const admin = requireRole('admin', app.log);
   const { users } = app;
+
+  // The link is shown once, on this response only (never cached); the database keeps its hash.
+  function showLink(req: Request, res: Response, email: string, token: string) {
+    res.set('Cache-Control', 'no-store');
+    const link = `${req.protocol}://${req.get('host')}/invite/${token}`;
+    sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), invite: { email, link } }));
+  }
 
   r.get('/admin/users', admin, (req, res) => {
     sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all() }));
@@ -33,12 +41,24 @@ export function adminRoutes(app: AppContext): Router {
       sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), values: req.body, errors }), 422);
     if (!form.ok) return rerender(form.errors);
     try {
-      const { token } = users.invite(req.user!.id, form.data);
-      const link = `${req.protocol}://${req.get('host')}/invite/${token}`;
-      // The link is shown once, on this response only; the database keeps its hash.
-      sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), inviteLink: link }));
+      const { user, token } = users.invite(req.user!.id, form.data);
+      showLink(req, res, user.email, token);
     } catch (err) {
       if (err instanceof UserError) return rerender({ [err.field]: req.t(err.key) });
+      throw err;
+    }
+  });
+
+  /** A new link for someone invited who has not joined yet (lost or expired link); the old one stops working. */
+  r.post('/admin/users/:id/invite', admin, (req, res) => {
+    const id = idParam(req.params.id);
+    if (!id || !users.queries.byId(id)) return sendError(req, res, 404, req.t('err.not_found'));
+    try {
+      const { user, token } = users.reissueInvite(req.user!.id, id);
+      app.log.info('invite.reissued', { user: id, by: req.user!.id });
+      showLink(req, res, user.email, token);
+    } catch (err) {
+      if (err instanceof UserError) return sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), errors: { _form: req.t(err.key) } }), 422);
       throw err;
     }
   });

@@ -1,4 +1,5 @@
 // Rules for accounts: first-run admin, invitations, roles, disabling, and throttled logins.
+import crypto from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import type { Role } from '../http/context.ts';
@@ -23,6 +24,18 @@ export function publicUser(u: UserRow) {
 
 export function userService(db: DB, audit: AuditQueries, now: () => number = Date.now) {
   const q = userQueries(db);
+
+  /**
+   * The open invitation a link's token stands for. Looked up by the token's SHA-256 (the index
+   * never sees the token), then compared in constant time.
+   */
+  function openInvite(token: string): { id: number; user_id: number } | undefined {
+    const hash = sha256(token);
+    const invite = q.inviteByHash(hash, now());
+    if (!invite) return undefined;
+    const a = Buffer.from(invite.token_hash, 'hex'), b = Buffer.from(hash, 'hex');
+    return a.length === b.length && crypto.timingSafeEqual(a, b) ? invite : undefined;
+  }
 
   function requireFreeEmail(email: string): void {
     if (q.byEmail(email)) throw new UserError('err.email_taken', 'email');
@@ -53,10 +66,16 @@ export function userService(db: DB, audit: AuditQueries, now: () => number = Dat
       })();
     },
 
-    /** Creates the account without a password and returns the one-time token for its invitation link. */
+    /**
+     * Creates the account without a password and returns the one-time token for its invitation
+     * link; only its SHA-256 is stored. Someone invited who has not joined yet gets a new link
+     * with reissueInvite instead.
+     */
     invite(actorId: number, input: { email: string; name: string; role: Role }): { user: UserRow; token: string } {
       const token = randomToken();
       return db.transaction(() => {
+        const existing = q.byEmail(input.email);
+        if (existing?.invited === 1 && !existing.disabled) throw new UserError('err.email_invited', 'email');
         requireFreeEmail(input.email);
         const id = q.insert({ email: input.email, name: input.name, role: input.role, password_hash: null });
         q.insertInvite(id, sha256(token), now() + INVITE_TTL_MS);
@@ -65,36 +84,54 @@ export function userService(db: DB, audit: AuditQueries, now: () => number = Dat
       })();
     },
 
+    /** A new invitation link for someone who has not joined yet (lost or expired link); the old links stop working. */
+    reissueInvite(actorId: number, userId: number): { user: UserRow; token: string } {
+      const token = randomToken();
+      return db.transaction(() => {
+        const user = q.byId(userId);
+        if (!user) throw new UserError('err.not_found');
+        if (user.invited !== 1 || user.disabled) throw new UserError('err.invite_not_pending');
+        q.dropInvites(userId);
+        q.insertInvite(userId, sha256(token), now() + INVITE_TTL_MS);
+        audit.record({ actorId, entityType: 'user', entityId: userId, action: 'reissue_invite', after: { email: user.email } });
+        return { user, token };
+      })();
+    },
+
     inviteUser(token: string): UserRow | undefined {
-      const invite = q.inviteByHash(sha256(token), now());
+      const invite = openInvite(token);
       return invite ? q.byId(invite.user_id) : undefined;
     },
 
+    /** Sets the password of an invited user; refused (UserError) when the link was used or replaced meanwhile. */
     async acceptInvite(token: string, password: string): Promise<UserRow> {
       const hash = await hashPassword(password);
       return db.transaction(() => {
-        const invite = q.inviteByHash(sha256(token), now());
-        if (!invite) throw new UserError('err.invite_invalid');
+        const invite = openInvite(token);
+        if (!invite || !q.useInvite(invite.id, now())) throw new UserError('err.invite_invalid');
         q.setPassword(invite.user_id, hash);
-        q.useInvite(invite.id, now());
         audit.record({ actorId: invite.user_id, entityType: 'user', entityId: invite.user_id, action: 'accept_invite' });
         return q.byId(invite.user_id)!;
       })();
     },
 
+    /**
+     * Checks a password, throttled per email and per address. The attempt is counted (as a failure)
+     * before the password is checked, in the same synchronous step as the count it is checked
+     * against, so parallel requests cannot all pass the count while the slow hash runs; a correct
+     * password then takes back its own attempt only, never the failures of other attempts.
+     */
     async login(email: string, password: string, ip: string): Promise<LoginResult> {
       const since = now() - THROTTLE_WINDOW_MS;
       if (q.failuresByEmail(email, since) >= MAX_FAILURES_PER_EMAIL || q.failuresByIp(ip, since) >= MAX_FAILURES_PER_IP) {
         return { ok: false, reason: 'throttled' };
       }
+      const attempt = q.recordFailure(email, ip, now());
       const user = q.byEmail(email);
       const good = await verifyPassword(password, user ? q.passwordHash(user.id) : null);
-      if (!user || !good) {
-        q.recordFailure(email, ip, now());
-        return { ok: false, reason: 'invalid' };
-      }
+      if (!user || !good) return { ok: false, reason: 'invalid' };
+      q.forgetAttempt(attempt);
       if (user.disabled) return { ok: false, reason: 'disabled' };
-      q.clearFailures(email);
       q.pruneFailures(since);
       return { ok: true, user };
     },

@@ -265,7 +265,8 @@ for (const lang of ['en', 'zh'] as const) {
       await axe(`/datasets/${datasetId}/export`);
       const download = admin.waitForEvent('download');
       await admin.getByRole('button', { name: t('export.submit') }).click();
-      expect((await download).suggestedFilename()).toMatch(/\.jsonl$/);
+      // The default for people: CSV safe to open in a spreadsheet (issue #10.15).
+      expect((await download).suggestedFilename()).toMatch(/\.spreadsheet\.csv$/);
       await admin.goto(`${app.url}/audit`);
       await admin.getByText(t('audit.act.judge_setting.update')).first().waitFor();
       await shot(admin, '15-audit');

@@ -179,7 +179,7 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
       relevant: ctx.criteria.create(admin.id, datasetId, { ...base, name: 'relevant', kind: 'binary', target: 'context', options: [],
         guidelines: 'Does the context help answer the question?' }),
     };
-    ctx.labels.setAssignment(admin.id, datasetId, 2, [
+    ctx.labels.setAssignment(admin.id, datasetId, ctx.datasets.get(datasetId)!.version, 2, [
       { userId: a.id, label: true, adjudicate: false },
       { userId: b.id, label: true, adjudicate: false },
       { userId: admin.id, label: false, adjudicate: true },

@@ -43,19 +43,21 @@ describe('login and sessions', () => {
     await setupAdmin(app);
     const c = new Client(app.url);
     await c.get('/login');
-    const before = c.cookie;
+    const before = c.session;
     const res = await c.post('/login', { email: ADMIN.email, password: ADMIN.password });
     expect(res.status).toBe(303);
-    expect(c.cookie).not.toBe(before);
+    expect(c.session).not.toBe(before);
+    expect(c.session).not.toBe('');
     expect((await c.get('/datasets')).status).toBe(200);
     await c.post('/logout', {});
     expect((await c.get('/datasets')).status).toBe(303);
   });
 
-  it('sets HttpOnly SameSite session cookies and security headers', async () => {
+  it('sets HttpOnly SameSite cookies and security headers', async () => {
     const c = new Client(app.url);
     const res = await c.get('/setup');
-    const cookie = res.headers.getSetCookie().find((x) => x.startsWith('goldset.sid='))!;
+    // Before signing in only the CSRF nonce is set (no session is stored for visitors; see secrets.test.ts).
+    const cookie = res.headers.getSetCookie().find((x) => x.startsWith('goldset.csrf='))!;
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");

@@ -75,7 +75,7 @@ const estimate = (system: string | null = null) => app.ctx.estimates.estimate({ 
 
 describe('estimation samples', () => {
   it('a drawn sample is recorded (who, when, seed, ids) and its items come first in every labeller\'s queue, in the order drawn', async () => {
-    app.ctx.labels.setAssignment(app.ctx.users.queries.byEmail(ADMIN.email)!.id, datasetId, 2, []); // two experts label each item
+    app.ctx.labels.setAssignment(app.ctx.users.queries.byEmail(ADMIN.email)!.id, datasetId, app.ctx.datasets.get(datasetId)!.version, 2, []); // two experts label each item
     const page = await admin.get(`/datasets/${datasetId}/calibration`);
     expect(page.status).toBe(200);
     const res = await admin.post(`/datasets/${datasetId}/estimate/samples`, { system: '', size: 5, seed: 42, criterion: criterion.id, run: run().id, part: 'calibration', threshold: 0.5 });

@@ -73,7 +73,7 @@ describe('labelling workspace', () => {
   it('shows a pending flash message on the full labelling page', async () => {
     const { correct } = await addCriteria(admin);
     // Saving a criterion leaves "Saved." for the next page; here that page is the labelling queue.
-    expect((await admin.post(`/criteria/${correct}`, { guidelines: 'Right and complete?', options: 'Correct\nWrong' })).status).toBe(303);
+    expect((await admin.post(`/criteria/${correct}`, { guidelines: 'Right and complete?', options: 'Correct\nWrong', version: app.ctx.criteria.get(correct)!.version })).status).toBe(303);
     const page = await admin.get(`/datasets/${datasetId}/label`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('<div class="flash" role="status">Saved.</div>');
@@ -179,7 +179,7 @@ describe('labelling workspace', () => {
     const b = await loginAs(app, 'b@example.com', 'expert');
     await admin.get(`/datasets/${datasetId}/assignment`);
     const aId = app.ctx.users.queries.byEmail('a@example.com')!.id;
-    expect((await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, label: String(aId) })).status).toBe(303);
+    expect((await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, label: String(aId), version: app.ctx.datasets.get(datasetId)!.version })).status).toBe(303);
     expect((await a.get(`/datasets/${datasetId}/label`)).status).toBe(200);
     expect((await b.get(`/datasets/${datasetId}/label`)).status).toBe(403);
     const res = await b.post(`/responses/${responseIds()[0]}/label`, { c1: '1' });
@@ -193,7 +193,7 @@ describe('queues and overlap', () => {
   it('gives each expert the items they have not labelled, fewest labels first, until the overlap is met', async () => {
     const { correct } = await addCriteria(admin);
     await admin.get(`/datasets/${datasetId}/assignment`);
-    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, version: app.ctx.datasets.get(datasetId)!.version });
     const [r1, r2, r3] = responseIds();
     const a = await loginAs(app, 'a@example.com', 'expert');
     const b = await loginAs(app, 'b@example.com', 'expert');
@@ -223,7 +223,7 @@ describe('disagreements and adjudication', () => {
   async function twoExpertsDisagree() {
     const { correct } = await addCriteria(admin);
     await admin.get(`/datasets/${datasetId}/assignment`);
-    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, version: app.ctx.datasets.get(datasetId)!.version });
     const r1 = responseIds()[0]!;
     const a = await loginAs(app, 'a@example.com', 'expert');
     const b = await loginAs(app, 'b@example.com', 'expert');
@@ -383,7 +383,7 @@ describe('labelling pages that only show (issue #10.12) and the expert\'s own hi
     await addCriteria(admin);
     const relevant = app.ctx.criteria.forDataset(datasetId).find((c) => c.target === 'context')!;
     await admin.get(`/datasets/${datasetId}/criteria`);
-    await admin.post(`/criteria/${relevant.id}`, { guidelines: 'Relevant = it says which department.' });
+    await admin.post(`/criteria/${relevant.id}`, { guidelines: 'Relevant = it says which department.', version: relevant.version });
     const page = await admin.get(`/responses/${responseIds()[0]}/label`);
     expect(page.text).toContain('Relevant = it says which department.');
     expect(page.text.indexOf(`name="c${relevant.id}_0"`)).toBeLessThan(page.text.indexOf('Submit and next'));
@@ -395,7 +395,7 @@ describe('what to do next (issue #11.6)', () => {
   async function disagreeOn(ids: number[]) {
     const { correct } = await addCriteria(admin);
     await admin.get(`/datasets/${datasetId}/assignment`);
-    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, version: app.ctx.datasets.get(datasetId)!.version });
     const a = await loginAs(app, 'a@example.com', 'expert');
     const b = await loginAs(app, 'b@example.com', 'expert');
     for (const id of ids) {

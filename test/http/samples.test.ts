@@ -21,7 +21,7 @@ describe('datasets', () => {
   it('creates, renames, describes and archives a dataset, each change audited', async () => {
     const id = await createDataset(admin);
     await admin.get(`/datasets/${id}/settings`);
-    const res = await admin.post(`/datasets/${id}/settings`, { name: 'HR v2', language: 'zh', description: 'new', domain: 'People', archived: '1' });
+    const res = await admin.post(`/datasets/${id}/settings`, { name: 'HR v2', language: 'zh', description: 'new', domain: 'People', archived: '1', version: 1 });
     expect(res.status).toBe(303);
     const d = app.ctx.datasets.get(id)!;
     expect([d.name, d.language, d.description, d.domain, d.archived]).toEqual(['HR v2', 'zh', 'new', 'People', 1]);

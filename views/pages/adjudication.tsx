@@ -40,7 +40,7 @@ export function SlotRow({ ctx, response, slot: s, canAdjudicate, saved, error }:
             <Csrf token={ctx.csrfToken} />
             <input type="hidden" name="criterion" value={s.criterion.id} />
             <input type="hidden" name="context_index" value={s.contextIndex} />
-            <input type="hidden" name="version" value={s.adjudication?.version ?? ''} />
+            <input type="hidden" name="version" value={s.adjudication?.version ?? 0} />
             <label class="sr-only" for={`${id}-v`}>{t('response.gold')}</label>
             {s.criterion.kind === 'numeric'
               ? <input id={`${id}-v`} name="value" type="number" min="0" max="1" step="any" value={s.adjudication?.value ?? s.gold ?? ''} />

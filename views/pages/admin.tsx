@@ -9,18 +9,24 @@ import { AUDIT_TYPES, type AuditRow } from '../../server/audit/queries.ts';
 
 const ROLES = ['admin', 'expert', 'viewer'] as const;
 
-export function UsersPage({ ctx, users, values = {}, errors, inviteLink }: {
-  ctx: PageContext; users: UserRow[]; values?: { email?: string; name?: string; role?: string }; errors?: FieldErrors; inviteLink?: string;
+export function UsersPage({ ctx, users, values = {}, errors, invite }: {
+  ctx: PageContext; users: UserRow[]; values?: { email?: string; name?: string; role?: string }; errors?: FieldErrors;
+  /** An invitation link just made: shown on this page only. */
+  invite?: { email: string; link: string };
 }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t('users.title')}>
       <h1>{t('users.title')}</h1>
-      {inviteLink && (
+      {invite && (
         <div class="card highlight" role="status">
-          <p><strong>{t('users.invite_created')}</strong></p>
+          <p><strong>{t('users.invite_created_for', { email: invite.email })}</strong></p>
           <label for="invite-link">{t('users.invite_link')}</label>
-          <input id="invite-link" readOnly value={inviteLink} class="mono" data-select-on-focus />
+          <div class="copy-row">
+            <input id="invite-link" readOnly value={invite.link} class="mono" data-select-on-focus />
+            {/* Shown by app.js, which can copy; without it the field is selected on focus for Ctrl+C. */}
+            <button type="button" class="btn small" data-copy="invite-link" data-copied={t('users.copied')} hidden>{t('users.copy_link')}</button>
+          </div>
           <p class="hint">{t('users.invite_once')}</p>
         </div>
       )}
@@ -49,6 +55,12 @@ export function UsersPage({ ctx, users, values = {}, errors, inviteLink }: {
                   <Csrf token={ctx.csrfToken} />
                   <button type="submit" class="btn small">{t('action.save')}</button>
                 </form>
+                {u.invited === 1 && u.disabled === 0 && (
+                  <form method="post" action={`/admin/users/${u.id}/invite`} class="inline-form">
+                    <Csrf token={ctx.csrfToken} />
+                    <button type="submit" class="btn ghost small" aria-label={t('users.reissue_for', { email: u.email })}>{t('users.reissue')}</button>
+                  </form>
+                )}
               </td>
             </tr>
           ))}

@@ -29,6 +29,7 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { 
           {canWrite ? (
             <form method="post" action={`/criteria/${c.id}`}>
               <Csrf token={ctx.csrfToken} />
+              <input type="hidden" name="version" value={c.version} />
               {(c.kind === 'categorical' || c.kind === 'binary') && (
                 <div class="field">
                   <label for={`opt-${c.id}`}>{t('field.options')}</label>
@@ -113,6 +114,7 @@ export function AssignmentPage({ ctx, dataset, users, members, errors }: {
       <h1>{t('assign.title')}</h1>
       <form method="post" action={`/datasets/${dataset.id}/assignment`} class="card" novalidate>
         <Csrf token={ctx.csrfToken} />
+        <input type="hidden" name="version" value={dataset.version} />
         <FormError errors={errors} />
         <Field name="overlap" label={t('field.overlap')} errors={errors} hint={t('hint.overlap')}>
           <input id="f-overlap" name="overlap" type="number" min={1} max={5} value={dataset.overlap} />

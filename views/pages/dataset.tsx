@@ -6,6 +6,7 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow, SampleStatus } from '../../server/samples/queries.ts';
 import { STATUSES } from '../../server/samples/queries.ts';
 import { can } from '../../server/http/security.ts';
+import { clip, LIMITS } from '../../server/limits.ts';
 import type { Waiting } from '../../server/datasets/waiting.ts';
 import { WaitingCard } from './dataset-waiting.tsx';
 
@@ -38,9 +39,10 @@ function listUrl(datasetId: number, s: ListState, page: number): string {
   return `/datasets/${datasetId}${qs ? '?' + qs : ''}`;
 }
 
+/** The first n characters, without copying the rest (a list row may hold a long text). */
 function truncate(text: string, n: number): string {
-  const chars = [...text];
-  return chars.length > n ? chars.slice(0, n).join('') + '…' : text;
+  const cut = clip(text, n);
+  return cut.cut ? cut.text + '…' : text;
 }
 
 export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; dataset: DatasetRow; list: SampleList; state: ListState }) {
@@ -99,10 +101,10 @@ export function QuickAddForm({ ctx, dataset, values = {}, errors, added }: {
       <FormError errors={errors} />
       <div class="row">
         <Field name="question" label={t('field.question')} errors={errors}>
-          <textarea id="f-question" name="question" rows={2} required maxLength={8000} data-focus-after-swap>{values.question ?? ''}</textarea>
+          <textarea id="f-question" name="question" rows={2} required maxLength={LIMITS.question} data-focus-after-swap>{values.question ?? ''}</textarea>
         </Field>
         <Field name="ground_truth" label={t('field.ground_truth')} errors={errors}>
-          <textarea id="f-ground_truth" name="ground_truth" rows={2} maxLength={20000}>{values.ground_truth ?? ''}</textarea>
+          <textarea id="f-ground_truth" name="ground_truth" rows={2} maxLength={LIMITS.groundTruth}>{values.ground_truth ?? ''}</textarea>
         </Field>
       </div>
       <details class="more" open={Boolean(values.reference_contexts || values.tags || values.source)}>

@@ -4,15 +4,16 @@ import { Csrf, Field, FormError } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetListRow, DatasetRow } from '../../server/datasets/queries.ts';
 import { can } from '../../server/http/security.ts';
+import { LIMITS } from '../../server/limits.ts';
 
-export interface DatasetFormValues { name?: string; description?: string; language?: string; domain?: string; archived?: boolean }
+export interface DatasetFormValues { name?: string; description?: string; language?: string; domain?: string; archived?: boolean; version?: number }
 
 function DatasetFields({ ctx, values, errors }: { ctx: PageContext; values: DatasetFormValues; errors?: FieldErrors | undefined }) {
   const { t } = ctx;
   return (
     <>
       <Field name="name" label={t('field.dataset_name')} errors={errors}>
-        <input id="f-name" name="name" required maxLength={120} value={values.name ?? ''} />
+        <input id="f-name" name="name" required maxLength={LIMITS.datasetName} value={values.name ?? ''} />
       </Field>
       <div class="row">
         <Field name="language" label={t('field.language')} errors={errors} hint={t('hint.dataset_language')}>
@@ -22,11 +23,11 @@ function DatasetFields({ ctx, values, errors }: { ctx: PageContext; values: Data
           </select>
         </Field>
         <Field name="domain" label={t('field.domain')} errors={errors}>
-          <input id="f-domain" name="domain" maxLength={120} value={values.domain ?? ''} placeholder={t('placeholder.domain')} />
+          <input id="f-domain" name="domain" maxLength={LIMITS.domain} value={values.domain ?? ''} placeholder={t('placeholder.domain')} />
         </Field>
       </div>
       <Field name="description" label={t('field.description')} errors={errors}>
-        <textarea id="f-description" name="description" rows={3} maxLength={4000}>{values.description ?? ''}</textarea>
+        <textarea id="f-description" name="description" rows={3} maxLength={LIMITS.description}>{values.description ?? ''}</textarea>
       </Field>
     </>
   );
@@ -118,6 +119,7 @@ export function DatasetSettingsPage({ ctx, dataset, values, errors }: { ctx: Pag
         <h1>{t('datasets.settings')}</h1>
         <form method="post" action={`/datasets/${dataset.id}/settings`} novalidate>
           <Csrf token={ctx.csrfToken} />
+          <input type="hidden" name="version" value={values.version ?? dataset.version} />
           <FormError errors={errors} />
           <DatasetFields ctx={ctx} values={values} errors={errors} />
           <div class="field checkbox">

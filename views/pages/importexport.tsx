@@ -78,8 +78,16 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
   );
 }
 
-export function ExportPage({ ctx, dataset }: { ctx: PageContext; dataset: DatasetRow }) {
+export function ExportPage({ ctx, dataset, withLabels }: { ctx: PageContext; dataset: DatasetRow; withLabels: boolean }) {
   const { t } = ctx;
+  // Spreadsheet-safe CSV is the default: the file people open. The formats for programs keep the exact text.
+  const format = (id: string, value: string, label: string, hint: string | null, extra: { checked?: boolean; disabled?: boolean } = {}) => (
+    <div class="field checkbox">
+      <input type="radio" id={id} name="format" value={value} checked={extra.checked} disabled={extra.disabled} aria-describedby={hint ? `${id}-hint` : undefined} />
+      <label for={id}>{label}</label>
+      {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
+    </div>
+  );
   return (
     <Layout ctx={ctx} title={`${t('export.title')} · ${dataset.name}`}>
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / {t('export.title')}</nav>
@@ -89,11 +97,16 @@ export function ExportPage({ ctx, dataset }: { ctx: PageContext; dataset: Datase
         <form method="get" action={`/datasets/${dataset.id}/export/download`}>
           <fieldset>
             <legend>{t('export.format')}</legend>
-            <div class="field checkbox"><input type="radio" id="fmt-jsonl" name="format" value="ragas-jsonl" checked /><label for="fmt-jsonl">{t('export.ragas_jsonl')}</label></div>
-            <div class="field checkbox"><input type="radio" id="fmt-csv" name="format" value="ragas-csv" /><label for="fmt-csv">{t('export.ragas_csv')}</label></div>
-            <div class="field checkbox"><input type="radio" id="fmt-goldset" name="format" value="goldset-jsonl" /><label for="fmt-goldset">{t('export.goldset_jsonl')}</label></div>
+            {format('fmt-sheet', 'spreadsheet-csv', t('export.spreadsheet_csv'), t('export.spreadsheet_csv_hint'), { checked: true })}
+            {format('fmt-jsonl', 'ragas-jsonl', t('export.ragas_jsonl'), null)}
+            {format('fmt-csv', 'ragas-csv', t('export.ragas_csv'), t('export.ragas_csv_hint'))}
+            {format('fmt-goldset', 'goldset-jsonl', t('export.goldset_jsonl'), withLabels ? null : t('export.labels_blind'), { disabled: !withLabels })}
           </fieldset>
-          <div class="field checkbox"><input type="checkbox" id="f-responses" name="responses" value="1" /><label for="f-responses">{t('export.with_responses')}</label></div>
+          <div class="field checkbox">
+            <input type="checkbox" id="f-responses" name="responses" value="1" disabled={!withLabels} aria-describedby={withLabels ? undefined : 'f-responses-hint'} />
+            <label for="f-responses">{t('export.with_responses')}</label>
+            {!withLabels && <p class="hint" id="f-responses-hint">{t('export.labels_blind')}</p>}
+          </div>
           <fieldset>
             <legend>{t('export.status')}</legend>
             <div class="field checkbox"><input type="radio" id="st-approved" name="status" value="approved" checked /><label for="st-approved">{t('export.status_approved')}</label></div>

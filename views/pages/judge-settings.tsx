@@ -17,8 +17,10 @@ function Outcome({ ctx, result, what }: { ctx: PageContext; result: Tested; what
   );
 }
 
-export function ConnectionResult({ ctx, result, embeddings = null, embeddingMetrics = [] }: {
+export function ConnectionResult({ ctx, result, embeddings = null, embeddingMetrics = [], keyWithheld = false }: {
   ctx: PageContext; result: Tested; embeddings?: Tested | null; embeddingMetrics?: string[];
+  /** The stored key was not sent: the form named another URL than the one it was saved with. */
+  keyWithheld?: boolean;
 }) {
   const { t } = ctx;
   const ok = result.ok && (embeddings === null || embeddings.ok);
@@ -27,6 +29,7 @@ export function ConnectionResult({ ctx, result, embeddings = null, embeddingMetr
       <Outcome ctx={ctx} result={result} what="chat" />
       {embeddings ? <Outcome ctx={ctx} result={embeddings} what="embeddings" />
         : embeddingMetrics.length > 0 && <p class="sub">{t('fh.conn_no_embedding_model', { metrics: embeddingMetrics.join(', ') })}</p>}
+      {keyWithheld && <p class="sub">{t('judge.key_withheld')}</p>}
     </div>
   );
 }
@@ -51,10 +54,10 @@ export function JudgeSettingsPage({ ctx, settings, errors }: { ctx: PageContext;
             ))}
           </select>
         </Field>
-        <Field name="base_url" label={t('judge.base_url')} errors={errors}>
+        <Field name="base_url" label={t('judge.base_url')} errors={errors} hint={s.url_has_credentials ? t('judge.url_credentials_hidden') : undefined}>
           <input id="f-base_url" name="base_url" type="url" required value={s.base_url} placeholder="https://api.openai.com/v1" />
         </Field>
-        <Field name="api_key" label={t('judge.api_key')} errors={errors} hint={s.api_key_set ? t('judge.key_set') : t('judge.key_not_set')}>
+        <Field name="api_key" label={t('judge.api_key')} errors={errors} hint={s.api_key_set ? t('judge.key_set_bound') : t('judge.key_not_set')}>
           <input id="f-api_key" name="api_key" type="password" autocomplete="off" value="" placeholder={s.api_key_set ? '••••••••' : ''} />
         </Field>
         {s.api_key_set && <div class="field checkbox"><input id="f-clear_key" type="checkbox" name="clear_key" value="1" /><label for="f-clear_key">{t('judge.clear_key')}</label></div>}

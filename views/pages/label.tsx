@@ -160,6 +160,7 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
             <p class="guidelines context-guidelines" id={`g-${c.id}`}><strong>{c.name}</strong> · {c.guidelines}</p>
           ))}
           {item.contexts.length === 0 && <p class="sub">{t('label.no_contexts')}</p>}
+          {r.n_contexts > item.contexts.length && <p class="hint">{t('label.contexts_cut', { shown: item.contexts.length, total: r.n_contexts })}</p>}
           <ol class="contexts">
             {item.contexts.map((html, i) => (
               <li class="context" key={i}>

@@ -17,6 +17,8 @@ import { Highlighted } from './label.tsx';
 import { PARTS, VERDICTS, VERDICT_FILTERS, type Comparison, type QueueItem, type Verdict, type VerdictFilter } from '../../server/review/queue.ts';
 import { stateQuery, type QueueState } from '../../server/review/state.ts';
 import { reviewText, type RT } from '../../server/review/text.ts';
+import { TraceCut } from '../trace-cut.tsx';
+import { LIMITS } from '../../server/limits.ts';
 
 const BADGE: Record<VerdictFilter, string> = { none: 'badge', judge_right: 'badge run-running', expert_right: 'badge score-error', ambiguous: 'badge status-in_review', any: 'badge' };
 const QUESTION_CHARS = 140;
@@ -69,9 +71,11 @@ function JudgeCell({ criterion, item }: { criterion: Criterion; item: QueueItem 
 
 export type QueueRow = QueueItem & { question: string; goldHidden?: boolean };
 
-export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, counts, more, comparable, systems, tags }: {
+export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, counts, more, comparable, systems, tags, onlyLabelled = false }: {
   ctx: PageContext; dataset: DatasetRow; run: RunRow; criteria: Criterion[]; state: QueueState | null; rows: QueueRow[];
   counts: Record<VerdictFilter, number>; more: boolean; comparable: boolean; systems: readonly string[]; tags: string[];
+  /** The user labels this dataset blind: the queue lists only the items they labelled (access/permissions.ts). */
+  onlyLabelled?: boolean;
 }) {
   const { t } = ctx;
   const r = reviewText(t);
@@ -81,6 +85,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
       <Crumbs ctx={ctx} dataset={dataset} run={run} tail={r('review.title')} />
       <h1>{r('review.title')} <span class="badge mono">{run.metric_key}</span></h1>
       <p class="lead">{r('review.lead')}</p>
+      {onlyLabelled && <p class="hint">{t('review.only_labelled')}</p>}
       {!state ? <p class="empty-row">{r('review.no_criteria')} <a href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a></p> : (
         <>
           <form class="filters card" method="get" action={base} role="search" aria-label={r('review.filters')}>
@@ -209,11 +214,14 @@ function TraceSteps({ ctx, r, steps, metricKey }: { ctx: PageContext; r: RT; ste
             {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
           <details><summary>{t('trace.prompt')}</summary>
             {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0}>{m.content}</pre></div>)}
+            <TraceCut ctx={ctx} step={step} part="messages" />
           </details>
           <h3>{t('trace.raw')}</h3>
           <pre class="mono" tabIndex={0}>{step.raw ?? '—'}</pre>
+          <TraceCut ctx={ctx} step={step} part="raw" />
           <h3>{t('trace.parsed')}</h3>
           <Parsed r={r} value={step.parsed} />
+          <TraceCut ctx={ctx} step={step} part="parsed" />
           {step.error && <div class="alert">{step.error}</div>}
         </section>
       ))}
@@ -232,7 +240,7 @@ export interface ReviewItem {
   trace: Trace | null;
   comparison: Comparison;
   verdict: VerdictRow | undefined;
-  /** The others' labels and gold are not shown to this expert until they submit their own (labelVisibility). */
+  /** The others' labels and gold are not shown to this expert until they submit their own (access/permissions.ts). */
   hidden: boolean;
 }
 
@@ -327,6 +335,8 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
             {dataset.archived ? <p class="hint">{r('review.archived')}</p> : !canRecord ? <p class="hint">{r('review.read_only')}</p> : (
               <form method="post" action={`${base}/${response.id}?${q}`} novalidate aria-labelledby="verdict-form-heading">
                 <Csrf token={ctx.csrfToken} />
+                <input type="hidden" name="verdict_version" value={item.verdict?.version ?? 0} />
+                <input type="hidden" name="gold_version" value={item.adjudication?.version ?? 0} />
                 <h3 id="verdict-form-heading">{r('review.form_title')}</h3>
                 {errors?._form && <div class="alert" role="alert">{errors._form}</div>}
                 <fieldset class={errors?.verdict ? 'criterion has-error' : 'criterion'} aria-describedby={errors?.verdict ? 'rv-verdict-error' : undefined}>
@@ -358,7 +368,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
                 ) : criterion.kind !== 'numeric' && <p class="hint">{r('review.cannot_adjudicate')}</p>}
                 <div class={errors?.note ? 'field has-error' : 'field'}>
                   <label for="rv-note">{r('review.note')}</label>
-                  <textarea id="rv-note" name="note" rows={3} maxLength={2000} aria-describedby={errors?.note ? 'rv-note-hint rv-note-error' : 'rv-note-hint'}>{note}</textarea>
+                  <textarea id="rv-note" name="note" rows={3} maxLength={LIMITS.note} aria-describedby={errors?.note ? 'rv-note-hint rv-note-error' : 'rv-note-hint'}>{note}</textarea>
                   <p class="hint" id="rv-note-hint">{r('review.note_hint')}</p>
                   {err('note')}
                 </div>

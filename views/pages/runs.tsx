@@ -5,6 +5,8 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow, RunSummary, ScoreRow } from '../../server/judge/run-queries.ts';
 import type { Trace, TraceStep } from '../../server/judge/types.ts';
+import { boundTrace } from '../../server/judge/stored-trace.ts';
+import { TraceCut } from '../trace-cut.tsx';
 import type { T } from '../../server/i18n/index.ts';
 import { RunPlanTable, type RunPlanView } from './run-plan.tsx';
 import { HoldoutLookNote, type HoldoutLookView } from './holdout-looks.tsx';
@@ -221,7 +223,8 @@ export function TracePage({ ctx, dataset, run, score, item }: {
   item: { question: string; answer: string; ground_truth: string; retrieved_contexts: string[] };
 }) {
   const { t } = ctx;
-  const trace = (score.trace ? JSON.parse(score.trace) : { steps: [], computation: '' }) as Trace;
+  // Cut to the limits on display too: traces stored before the limits existed may hold whole 10 MB replies.
+  const trace = boundTrace((score.trace ? JSON.parse(score.trace) : { steps: [], computation: '' }) as Trace);
   return (
     <Layout ctx={ctx} title={`${t('trace.title')} · ${run.name}`} wide>
       <Crumbs ctx={ctx} dataset={dataset} tail={`${run.name} / #${score.response_id}`} />
@@ -239,11 +242,14 @@ export function TracePage({ ctx, dataset, run, score, item }: {
                 {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
               <details><summary>{t('trace.prompt')}</summary>
                 {step.messages.map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0}>{m.content}</pre></div>)}
+                <TraceCut ctx={ctx} step={step} part="messages" />
               </details>
               <h3>{t('trace.raw')}</h3>
               <pre class="mono" tabIndex={0}>{step.raw ?? '—'}</pre>
+              <TraceCut ctx={ctx} step={step} part="raw" />
               <h3>{t('trace.parsed')}</h3>
               <Json value={step.parsed} />
+              <TraceCut ctx={ctx} step={step} part="parsed" />
               {step.error && <div class="alert">{step.error}</div>}
             </section>
           ))}

@@ -8,6 +8,7 @@ import type { Snapshot } from '../../server/samples/service.ts';
 import type { AuditRow } from '../../server/audit/queries.ts';
 import { diffSnapshots, type DiffPart } from '../../server/samples/diff.ts';
 import { can } from '../../server/http/security.ts';
+import { LIMITS } from '../../server/limits.ts';
 import { AuditList } from './audit-list.tsx';
 
 export interface SampleFormValues { question: string; ground_truth: string; reference_contexts: string; tags: string; source: string; notes: string; version: number }
@@ -28,9 +29,11 @@ export function Diff({ parts }: { parts: DiffPart[] }) {
   return <span class="diff">{parts.map((p) => (p.op === 'same' ? p.text : p.op === 'add' ? <ins>{p.text}</ins> : <del>{p.text}</del>))}</span>;
 }
 
-function SampleForm({ ctx, sample, values, errors, conflict }: { ctx: PageContext; sample: SampleRow; values: SampleFormValues; errors?: FieldErrors | undefined; conflict?: SampleRow | undefined }) {
+function SampleForm({ ctx, sample, values, errors, conflict, oversized }: {
+  ctx: PageContext; sample: SampleRow; values: SampleFormValues; errors?: FieldErrors | undefined; conflict?: SampleRow | undefined; oversized: boolean;
+}) {
   const { t } = ctx;
-  const readOnly = !can(ctx.user?.role, 'expert');
+  const readOnly = !can(ctx.user?.role, 'expert') || oversized;
   return (
     <form id="sample-form" method="post" action={`/samples/${sample.id}`} novalidate class="card">
       <Csrf token={ctx.csrfToken} />
@@ -46,12 +49,13 @@ function SampleForm({ ctx, sample, values, errors, conflict }: { ctx: PageContex
         </div>
       )}
       <FormError errors={errors} />
+      {oversized && <div class="alert" role="status">{t('samples.oversized')}</div>}
       <fieldset disabled={readOnly}>
         <Field name="question" label={t('field.question')} errors={errors}>
-          <textarea id="f-question" name="question" rows={3} required maxLength={8000}>{values.question}</textarea>
+          <textarea id="f-question" name="question" rows={3} required maxLength={LIMITS.question}>{values.question}</textarea>
         </Field>
         <Field name="ground_truth" label={t('field.ground_truth')} errors={errors}>
-          <textarea id="f-ground_truth" name="ground_truth" rows={4} maxLength={20000}>{values.ground_truth}</textarea>
+          <textarea id="f-ground_truth" name="ground_truth" rows={4} maxLength={LIMITS.groundTruth}>{values.ground_truth}</textarea>
         </Field>
         <Field name="reference_contexts" label={t('field.reference_contexts')} errors={errors} hint={t('hint.contexts')}>
           <textarea id="f-reference_contexts" name="reference_contexts" rows={5}>{values.reference_contexts}</textarea>
@@ -65,7 +69,7 @@ function SampleForm({ ctx, sample, values, errors, conflict }: { ctx: PageContex
           </Field>
         </div>
         <Field name="notes" label={t('field.notes')} errors={errors}>
-          <textarea id="f-notes" name="notes" rows={2} maxLength={8000}>{values.notes}</textarea>
+          <textarea id="f-notes" name="notes" rows={2} maxLength={LIMITS.notes}>{values.notes}</textarea>
         </Field>
         {!readOnly && <button type="submit" class="btn primary">{t('action.save')}</button>}
       </fieldset>
@@ -81,7 +85,9 @@ function SampleForm({ ctx, sample, values, errors, conflict }: { ctx: PageContex
 function ReviewPanel({ ctx, sample, reopened }: { ctx: PageContext; sample: SampleRow; reopened: { who: string; comment: string; at: string } | null }) {
   const { t } = ctx;
   const canWrite = can(ctx.user?.role, 'expert');
+  // Four eyes: neither the author nor whoever last changed the content may approve.
   const isAuthor = ctx.user?.id === sample.author_id;
+  const isLastEditor = ctx.user !== null && ctx.user.id === sample.last_editor_id;
   const action = (name: string, label: string, primary = false) => (
     <form method="post" action={`/samples/${sample.id}/status`} class="inline">
       <Csrf token={ctx.csrfToken} />
@@ -105,8 +111,8 @@ function ReviewPanel({ ctx, sample, reopened }: { ctx: PageContext; sample: Samp
       {canWrite && (
         <div class="actions">
           {sample.status === 'draft' && action('submit', t('samples.submit_review'), true)}
-          {sample.status === 'in_review' && (isAuthor
-            ? <p class="hint">{t('samples.approve_other')}</p>
+          {sample.status === 'in_review' && (isAuthor ? <p class="hint">{t('samples.approve_other')}</p>
+            : isLastEditor ? <p class="hint">{t('samples.approve_other_edit')}</p>
             : action('approve', t('samples.approve'), true))}
         </div>
       )}
@@ -166,9 +172,11 @@ function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow
   );
 }
 
-export function SamplePage({ ctx, dataset, sample, values, history, audit, errors, conflict }: {
+export function SamplePage({ ctx, dataset, sample, values, history, audit, errors, conflict, oversized = false }: {
   ctx: PageContext; dataset: DatasetRow; sample: SampleRow; values: SampleFormValues; history: HistoryEntry[]; audit: AuditRow[];
   errors?: FieldErrors; conflict?: SampleRow;
+  /** Texts longer than the limits (stored before they existed): shown cut, not editable. */
+  oversized?: boolean;
 }) {
   const { t } = ctx;
   return (
@@ -177,7 +185,7 @@ export function SamplePage({ ctx, dataset, sample, values, history, audit, error
       <div class="split">
         <div>
           <h1>{t('samples.sample', { id: sample.id })} <StatusBadge status={sample.status} label={t(`status.${sample.status}`)} /></h1>
-          <SampleForm ctx={ctx} sample={sample} values={values} errors={errors} conflict={conflict} />
+          <SampleForm ctx={ctx} sample={sample} values={values} errors={errors} conflict={conflict} oversized={oversized} />
           <History ctx={ctx} sample={sample} history={history} />
         </div>
         <aside>

@@ -1,0 +1,54 @@
+// The facts the rules of server/access/permissions.ts decide on, read from the database: a user's
+// standing in a dataset (one query) and which items they have submitted their own label of.
+import type { DB } from '../db/connection.ts';
+import type { CurrentUser } from '../http/context.ts';
+import { PERMISSIONS, type Standing } from './permissions.ts';
+
+export function accessFacts(db: DB) {
+  const s = {
+    standing: db.prepare<{ ds: number; me: number }, { archived: number; listed: number; label: number; adjudicate: number }>(`
+      SELECT d.archived, EXISTS (SELECT 1 FROM dataset_member l WHERE l.dataset_id = d.id AND l.can_label = 1) AS listed,
+        coalesce(m.can_label, 0) AS label, coalesce(m.can_adjudicate, 0) AS adjudicate
+      FROM dataset d LEFT JOIN dataset_member m ON m.dataset_id = d.id AND m.user_id = @me WHERE d.id = @ds`),
+    submittedOwn: db.prepare<[number, number]>(`SELECT 1 FROM annotation WHERE response_id = ? AND annotator_id = ? AND state = 'submitted'`).pluck(),
+    submittedItems: db.prepare<[number, number], number>(`SELECT response_id FROM annotation
+      WHERE dataset_id = ? AND annotator_id = ? AND state = 'submitted'`).pluck(),
+  };
+
+  /** The user's standing in the dataset; null for nobody signed in or an unknown dataset. */
+  function standing(user: CurrentUser | null, datasetId: number): Standing | null {
+    if (!user) return null;
+    const row = s.standing.get({ ds: datasetId, me: user.id });
+    if (!row) return null;
+    return { role: user.role, labellersListed: row.listed === 1, listedLabeller: row.label === 1, listedAdjudicator: row.adjudicate === 1, archived: row.archived === 1 };
+  }
+
+  return {
+    standing,
+
+    /** Whether the user may read others' labels and the gold value of one item. */
+    mayReadItemLabels(user: CurrentUser | null, datasetId: number, responseId: number): boolean {
+      const st = standing(user, datasetId);
+      return st !== null && PERMISSIONS.labels.readItem(st, { submittedOwn: s.submittedOwn.get(responseId, user!.id) === 1 });
+    },
+
+    /** Whether the user may read everyone's labels and gold values in the dataset at once (exports with gold). */
+    mayReadAllLabels(user: CurrentUser | null, datasetId: number): boolean {
+      const st = standing(user, datasetId);
+      return st !== null && PERMISSIONS.labels.readAll(st);
+    },
+
+    /**
+     * The items of a dataset whose labels and gold the user may read: null when all of them
+     * (PERMISSIONS.labels.readAll), else those they submitted their own label of, in one query.
+     */
+    readableItems(user: CurrentUser | null, datasetId: number): ReadonlySet<number> | null {
+      const st = standing(user, datasetId);
+      if (st === null) return new Set();
+      if (PERMISSIONS.labels.readAll(st)) return null;
+      return new Set(s.submittedItems.all(datasetId, user!.id));
+    },
+  };
+}
+
+export type AccessFacts = ReturnType<typeof accessFacts>;
