@@ -1,0 +1,180 @@
+// Per-context calibration: the judge's verdict on each retrieved context (the `verify` step of
+// context_precision, kept in the score's trace) against the experts' gold value of a per-context
+// binary criterion such as "relevant". Pure: takes one row per response, returns the figures.
+//
+// The unit is one retrieved context of one response. Its exclusions, counted in contexts, in order:
+//   used_as_example  the response (any of its contexts) is a few-shot example of the run's prompts:
+//                    the whole response is left out, its other verdicts were made with it in view
+//   no_gold_label    the context has no gold value ('1' or '0')
+//   judge_error      the response's score failed
+//   no_score         no verdict for the context (skipped, not scored, or an imported run without traces)
+// The binary figures are those of the response-level binary report (report-binary.ts) with the
+// verdict as the score and a threshold of 0.5; best_threshold does not apply to a yes/no verdict.
+//
+// Contexts of one response are not independent (one question, one expert, often one document), so
+// every interval comes from a bootstrap that resamples responses with all their contexts (stats'
+// cluster-bootstrap.ts); resampling contexts would count 5 agreeing contexts of one response as 5
+// independent pieces of evidence, and its intervals are too narrow (test/calibration/context-report.test.ts).
+//
+// By rank: the same agreement per rank (1-based; 5 stands for 5 and beyond), with the experts' and the
+// judge's relevance rates over the same contexts, to see where in the list the judge goes wrong and
+// whether relevant contexts sit low.
+//
+// Item level: Ragas's context precision Σ precision@k·v_k / Σ v_k (metrics/ragas-math.ts) of the
+// experts' gold verdicts next to the run's score of the response. A response counts only when every
+// one of its contexts has a gold value; partial gold and "no context relevant" (where the formula
+// would give 0 by convention) are counted apart, never as a value.
+
+import { contextPrecision } from '../metrics/ragas-math.ts';
+import { cellsOf, errorCells, mae, pearson, pearsonCells, spearman, spearmanCells } from '../stats/index.ts';
+import { calibrationReport, type BinaryReport, type CalibrationPair, type ScoreStatus } from './report.ts';
+import {
+  bootstrapIntervals, DEFAULT_RESAMPLES, DEFAULT_SEED, expertKappa, one, type ExclusionReason, type Interval, type StatGroup,
+} from './report-shared.ts';
+import { accuracy, type Confusion } from '../stats/index.ts';
+
+/** One response of the run: its score and per-context verdicts, and the gold value of each of its contexts. */
+export interface ContextResponse {
+  id: number;
+  scoreStatus: ScoreStatus;
+  /** The run's score of the response (its context precision). */
+  score: number | null;
+  /** The judge's verdict per context in rank order, from the trace; null when the run kept none. */
+  verdicts: readonly (0 | 1)[] | null;
+  /** Gold value per retrieved context in rank order ('1', '0', or null when there is none). */
+  gold: readonly (string | null)[];
+}
+
+export interface ContextReportInput {
+  responses: readonly ContextResponse[];
+  /** Responses used as few-shot examples: none of their contexts is counted. */
+  exclude?: ReadonlySet<number>;
+  resamples?: number;
+  seed?: number;
+}
+
+/** Ranks are reported 1..RANKS, the last one holding every rank from RANKS on. */
+export const RANKS = 5;
+export const CONTEXT_THRESHOLD = 0.5;
+
+export interface RankRow {
+  rank: number;
+  n: number;
+  kappa: number | null;
+  accuracy: number | null;
+  /** Share of the rank's contexts the experts call relevant, and the judge. */
+  gold_rate: number | null;
+  judge_rate: number | null;
+}
+
+export interface ItemLevel {
+  /** Responses compared: every context has gold, at least one is relevant, the judge scored it. */
+  n: number;
+  /** Every context has gold and none is relevant: Ragas's formula has no meaningful value. */
+  no_relevant: number;
+  /** Some of the response's contexts have gold, some not. */
+  partial_gold: number;
+  pearson: number | null;
+  spearman: number | null;
+  mae: number | null;
+  ci95: { pearson: Interval | null; spearman: Interval | null; mae: Interval | null };
+  /** Beyond the JSON contract, for the page: */
+  /** Responses with no gold on any context, and those whose score failed or is missing. */
+  no_gold: number;
+  judge_error: number;
+  no_score: number;
+  /** Of the no_relevant responses, how many the judge also scored 0 (found nothing useful). */
+  no_relevant_judge_zero: number;
+  /** The compared responses: gold context precision, judge score. */
+  points: { id: number; gold: number; judge: number }[];
+}
+
+export interface ContextReport extends BinaryReport {
+  unit: 'context';
+  ci_method: 'bootstrap over responses';
+  /** Responses the counted contexts belong to (the resampled clusters). */
+  responses: number;
+  by_rank: RankRow[];
+  item_level: ItemLevel;
+}
+
+/** A counted context: usable gold and verdict. */
+interface ContextItem { responseId: number; rank: number; gold: 0 | 1; verdict: 0 | 1 }
+
+export function contextReport(input: ContextReportInput): ContextReport {
+  const resamples = input.resamples ?? DEFAULT_RESAMPLES;
+  const seed = input.seed ?? DEFAULT_SEED;
+  const excluded: Record<ExclusionReason, number> = { used_as_example: 0, no_gold_label: 0, judge_error: 0, no_score: 0 };
+  const items: ContextItem[] = [];
+  const seen = new Set<number>();
+  for (const r of input.responses) {
+    if (seen.has(r.id)) throw new RangeError(`calibration: response ${r.id} appears twice`);
+    seen.add(r.id);
+    const usable = r.scoreStatus === 'ok' && r.verdicts !== null && r.verdicts.length === r.gold.length;
+    r.gold.forEach((g, i) => {
+      if (input.exclude?.has(r.id)) excluded.used_as_example++;
+      else if (g !== '1' && g !== '0') excluded.no_gold_label++;
+      else if (r.scoreStatus === 'error') excluded.judge_error++;
+      else if (!usable) excluded.no_score++;
+      else items.push({ responseId: r.id, rank: i + 1, gold: g === '1' ? 1 : 0, verdict: r.verdicts![i]! });
+    });
+  }
+
+  // The binary figures, with each context a pair in its response's cluster.
+  const pairs: CalibrationPair[] = items.map((it, i) => ({ id: i, score: it.verdict, scoreStatus: 'ok', gold: String(it.gold), cluster: it.responseId }));
+  const binary = calibrationReport({ kind: 'binary', pairs, threshold: CONTEXT_THRESHOLD, resamples, seed }) as BinaryReport;
+  return {
+    ...binary, excluded, best_threshold: null, best_threshold_kappa: null,
+    unit: 'context', ci_method: 'bootstrap over responses', responses: new Set(items.map((it) => it.responseId)).size,
+    by_rank: byRank(items), item_level: itemLevel(input, resamples, seed),
+  };
+}
+
+function byRank(items: readonly ContextItem[]): RankRow[] {
+  const top = Math.min(RANKS, items.reduce((m, it) => Math.max(m, it.rank), 0));
+  const rows: RankRow[] = [];
+  for (let rank = 1; rank <= top; rank++) {
+    const at = items.filter((it) => Math.min(it.rank, RANKS) === rank);
+    const c: Confusion = { tp: 0, fp: 0, tn: 0, fn: 0 };
+    let gold = 0, judge = 0;
+    for (const it of at) {
+      gold += it.gold;
+      judge += it.verdict;
+      if (it.gold === 1) it.verdict === 1 ? c.tp++ : c.fn++;
+      else it.verdict === 1 ? c.fp++ : c.tn++;
+    }
+    const n = at.length;
+    rows.push({ rank, n, kappa: n ? expertKappa(c) : null, accuracy: accuracy(c), gold_rate: n ? gold / n : null, judge_rate: n ? judge / n : null });
+  }
+  return rows;
+}
+
+function itemLevel(input: ContextReportInput, resamples: number, seed: number): ItemLevel {
+  const counts = { no_relevant: 0, partial_gold: 0, no_gold: 0, judge_error: 0, no_score: 0, no_relevant_judge_zero: 0 };
+  const points: ItemLevel['points'] = [];
+  for (const r of input.responses) {
+    if (input.exclude?.has(r.id) || r.gold.length === 0) continue;
+    const bits = r.gold.filter((g) => g === '1' || g === '0').map((g) => (g === '1' ? 1 : 0));
+    const scored = r.scoreStatus === 'ok' && typeof r.score === 'number' && Number.isFinite(r.score);
+    if (bits.length === 0) counts.no_gold++;
+    else if (bits.length < r.gold.length) counts.partial_gold++;
+    else if (!bits.includes(1)) {
+      counts.no_relevant++;
+      if (scored && r.score === 0) counts.no_relevant_judge_zero++;
+    } else if (r.scoreStatus === 'error') counts.judge_error++;
+    else if (!scored) counts.no_score++;
+    else points.push({ id: r.id, gold: contextPrecision(bits).value!, judge: r.score! });
+  }
+  const x = Float64Array.from(points, (p) => p.judge);
+  const g = Float64Array.from(points, (p) => p.gold);
+  const n = points.length;
+  const figures = { pearson: pearson(x, g), spearman: spearman(x, g), mae: mae(x, g) };
+  const cells = cellsOf(x, g);
+  const stats: StatGroup[] = [
+    one('pearson', figures.pearson === null ? null : cells, pearsonCells),
+    one('spearman', figures.spearman === null ? null : cells, spearmanCells),
+    one('mae', n > 0 ? cells : null, (c) => errorCells(c, 'mae')),
+  ];
+  const ci = bootstrapIntervals(n, stats, resamples, seed);
+  return { n, ...counts, ...figures, ci95: { pearson: ci.pearson ?? null, spearman: ci.spearman ?? null, mae: ci.mae ?? null }, points };
+}
