@@ -13,6 +13,8 @@ import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
 import { cmdScore, ScoreUsageError } from './judge/cli.ts';
 import { CalibrationUsageError, cmdGate, cmdReport } from './calibration/cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
+import { DECLARED_TYPES, type DeclaredType } from './importexport/import-labels.ts';
+import { labelErrorMessage } from './importexport/messages.ts';
 import { UserError } from './users/service.ts';
 import { translator } from './i18n/index.ts';
 
@@ -20,7 +22,7 @@ const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
   import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|goldset]
-         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...] [--run NAME]
+         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric|context-binary ...] [--run NAME]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
         from a Ragas-style file into a dataset, creating it if needed
   export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
@@ -84,7 +86,7 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
     if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
     if (result.scoreError) throw new UsageError(result.scoreError);
     const lines = result.labelErrors
-      ? result.labelErrors.map((e) => `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'`)
+      ? result.labelErrors.map((e) => ((e.problem ?? 'value') === 'value' ? `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'` : labelErrorMessage(e, translator('en'))))
       : result.errors.map((e) => e.message);
     const more = result.totalErrors - result.errors.length;
     if (out.json) out.print('', { ok: false, dataset: dataset.name, dataset_created: created, errors: lines, total_errors: result.totalErrors });
@@ -118,15 +120,15 @@ function annotatorFor(ctx: AppContext, email: string): number {
   return id;
 }
 
-const KINDS = ['binary', 'categorical', 'ordinal', 'numeric'] as const;
+const KINDS = DECLARED_TYPES;
 
 /** --criterion-type NAME=KIND, repeatable. */
-function criterionTypes(values: unknown): Record<string, (typeof KINDS)[number]> {
-  const out: Record<string, (typeof KINDS)[number]> = {};
+function criterionTypes(values: unknown): Record<string, DeclaredType> {
+  const out: Record<string, DeclaredType> = {};
   for (const v of (Array.isArray(values) ? values : values ? [values] : []) as string[]) {
     const [name, kind] = v.split('=');
-    if (!name || !KINDS.includes(kind as (typeof KINDS)[number])) throw new UsageError(`--criterion-type takes NAME=${KINDS.join('|')}, got ${v}`);
-    out[name.trim().toLowerCase()] = kind as (typeof KINDS)[number];
+    if (!name || !KINDS.includes(kind as DeclaredType)) throw new UsageError(`--criterion-type takes NAME=${KINDS.join('|')}, got ${v}`);
+    out[name.trim().toLowerCase()] = kind as DeclaredType;
   }
   return out;
 }

@@ -178,3 +178,17 @@ function itemLevel(input: ContextReportInput, resamples: number, seed: number): 
   const ci = bootstrapIntervals(n, stats, resamples, seed);
   return { n, ...counts, ...figures, ci95: { pearson: ci.pearson ?? null, spearman: ci.spearman ?? null, mae: ci.mae ?? null }, points };
 }
+
+/** The per-context keys of `report --json`, after the binary ones: exactly these, in this order. */
+export function contextJson(report: ContextReport): Record<string, unknown> {
+  const { n, no_relevant, partial_gold, pearson, spearman, mae, ci95 } = report.item_level;
+  return {
+    unit: report.unit, ci_method: report.ci_method,
+    by_rank: report.by_rank.map(({ rank, n, kappa, accuracy, gold_rate, judge_rate }) => ({ rank, n, kappa, accuracy, gold_rate, judge_rate })),
+    item_level: { n, no_relevant, partial_gold, pearson, spearman, mae, ci95 },
+  };
+}
+
+export function isContextReport(report: object): report is ContextReport {
+  return (report as { unit?: unknown }).unit === 'context';
+}

@@ -3,12 +3,14 @@ import { enLabelling } from './en-labelling.ts';
 import { enJudge } from './en-judge.ts';
 import { enCalibration } from './en-calibration.ts';
 import { enReview } from './en-review.ts';
+import { enContexts } from './en-contexts.ts';
 
 export const en = {
   ...enLabelling,
   ...enJudge,
   ...enCalibration,
   ...enReview,
+  ...enContexts,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

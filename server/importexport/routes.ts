@@ -9,7 +9,7 @@ import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
-import { rowErrorMessage } from './messages.ts';
+import { labelErrorMessage, rowErrorMessage } from './messages.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
 
 /** The one route that accepts multipart bodies; app.ts runs the upload parser for it before CSRF. */
@@ -55,7 +55,7 @@ export function importExportRoutes(app: AppContext): Router {
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
         const errors = result.scoreError ? [result.scoreError] : result.labelErrors
-          ? result.labelErrors.map((e) => req.t('import.label_error', { line: e.line, criterion: e.criterion, value: e.value, kind: req.t(`kind.${e.kind}`) }))
+          ? result.labelErrors.map((e) => labelErrorMessage(e, req.t))
           : result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
         return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.totalErrors - errors.length } }), 422);
       }

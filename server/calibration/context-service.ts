@@ -1,0 +1,104 @@
+// Per-context calibration from the database: the gold value of every retrieved context for a
+// per-context criterion, each response's verdicts from a context_precision run's traces, and the
+// report over them (report-context.ts). Kept with the dataset's data version, like the response-level
+// report: at 100,000 responses the first view reads every label and trace once, the next ones nothing.
+import type { DB } from '../db/connection.ts';
+import type { DerivedCache } from '../db/derived-cache.ts';
+import type { Criterion } from '../criteria/queries.ts';
+import { goldValue } from '../labels/gold.ts';
+import type { RunRow } from '../judge/run-queries.ts';
+import { holdoutPart } from './holdout.ts';
+import { contextReport, type ContextReport, type ContextResponse } from './report-context.ts';
+import type { ScoreStatus } from './report.ts';
+import { exampleItems, type CalibrationInput } from './service.ts';
+
+/** Metrics whose score of a response is Ragas's context precision over its retrieved contexts. */
+export function isContextPrecisionMetric(metricKey: string): boolean {
+  return /(^|_)context_precision(_|$)/.test(metricKey);
+}
+
+export type ContextRow = ContextResponse & { system: string };
+
+/** The verdicts a context_precision trace keeps (`values.verdicts`), or null when they are not a list of 0/1. */
+export function parseVerdicts(json: string | null): (0 | 1)[] | null {
+  if (!json) return null;
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) && v.every((x) => x === 0 || x === 1) ? (v as (0 | 1)[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function contextCalibrationService(db: DB, derived: DerivedCache) {
+  const s = {
+    responses: db.prepare<{ run: number; ds: number }, { id: number; contexts: number; status: string | null; value: number | null; verdicts: string | null; system: string }>(`
+      SELECT r.id, json_array_length(r.retrieved_contexts) AS contexts, sc.status, sc.value, json_extract(sc.trace, '$.values.verdicts') AS verdicts, r.system
+      FROM response r LEFT JOIN score sc ON sc.response_id = r.id AND sc.run_id = @run WHERE r.dataset_id = @ds ORDER BY r.id`),
+    values: db.prepare<[number], { response_id: number; context_index: number; value: string }>(`
+      SELECT a.response_id, l.context_index, l.value FROM label l JOIN annotation a ON a.id = l.annotation_id
+      WHERE l.criterion_id = ? AND l.context_index >= 0 AND a.state = 'submitted'`),
+    adjudications: db.prepare<[number], { response_id: number; context_index: number; value: string }>(
+      'SELECT response_id, context_index, value FROM adjudication WHERE criterion_id = ? AND context_index >= 0'),
+  };
+
+  /** Gold values of a per-context criterion: response id → context index → value (adjudicated, else unanimous). */
+  function goldFor(criterion: Criterion): ReadonlyMap<number, ReadonlyMap<number, string>> {
+    return derived.get(criterion.dataset_id, `context-gold:${criterion.id}`, () => {
+      const submitted = new Map<string, string[]>();
+      for (const v of s.values.all(criterion.id)) {
+        const key = `${v.response_id}:${v.context_index}`;
+        const list = submitted.get(key);
+        if (list) list.push(v.value);
+        else submitted.set(key, [v.value]);
+      }
+      const adjudicated = new Map(s.adjudications.all(criterion.id).map((a) => [`${a.response_id}:${a.context_index}`, a.value]));
+      const out = new Map<number, Map<number, string>>();
+      for (const key of new Set([...submitted.keys(), ...adjudicated.keys()])) {
+        const g = goldValue(criterion.kind, submitted.get(key) ?? [], adjudicated.get(key) ?? null);
+        if (g === null) continue;
+        const [rid, index] = key.split(':').map(Number) as [number, number];
+        let m = out.get(rid);
+        if (!m) out.set(rid, (m = new Map()));
+        m.set(index, g);
+      }
+      return out;
+    });
+  }
+
+  /** Every response of the dataset in the part, with its verdicts in the run and the gold value of each context. */
+  function responses(input: CalibrationInput): readonly ContextRow[] {
+    const key = `context-responses:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}`;
+    return derived.get(input.run.dataset_id, key, () => {
+      const gold = goldFor(input.criterion);
+      return s.responses.all({ run: input.run.id, ds: input.run.dataset_id })
+        .filter((r) => input.part === 'all' || holdoutPart(input.holdoutSeed, r.id) === input.part)
+        .map((r) => {
+          const g = gold.get(r.id);
+          return {
+            id: r.id, system: r.system, scoreStatus: (r.status ?? 'missing') as ScoreStatus, score: r.value,
+            verdicts: parseVerdicts(r.verdicts), gold: Array.from({ length: r.contexts }, (_, i) => g?.get(i) ?? null),
+          };
+        });
+    });
+  }
+
+  return {
+    goldFor,
+    responses,
+    /** The per-context report of a criterion, run and part (kept while the dataset is unchanged). */
+    report(input: CalibrationInput & { resamples?: number }): Readonly<{ report: ContextReport; responses: readonly ContextRow[] }> {
+      const key = `context-report:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}:${input.resamples ?? ''}`;
+      return derived.get(input.run.dataset_id, key, () => {
+        const rows = responses(input);
+        const report = contextReport({ responses: rows, exclude: exampleItems(input.run), ...(input.resamples !== undefined ? { resamples: input.resamples } : {}) });
+        return { report, responses: rows };
+      });
+    },
+  };
+}
+
+export type ContextCalibrationService = ReturnType<typeof contextCalibrationService>;
+
+/** Runs a per-context criterion can be calibrated against. */
+export const contextRuns = (runs: readonly RunRow[]): RunRow[] => runs.filter((r) => isContextPrecisionMetric(r.metric_key));
