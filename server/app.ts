@@ -26,6 +26,7 @@ import { judgeSettingsRoutes } from './judge/settings-routes.ts';
 import { runRoutes } from './judge/run-routes.ts';
 import { metricRoutes } from './judge/metric-routes.ts';
 import { calibrationRoutes } from './calibration/routes.ts';
+import { contextCalibrationRoutes } from './calibration/context-routes.ts';
 import { labRoutes } from './calibration/lab-routes.ts';
 import { reviewRoutes } from './review/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
@@ -129,6 +130,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.use(runRoutes(ctx));
   app.use(metricRoutes(ctx));
   app.use(calibrationRoutes(ctx));
+  app.use(contextCalibrationRoutes(ctx));
   app.use(labRoutes(ctx));
   app.use(reviewRoutes(ctx));
 

@@ -46,13 +46,19 @@ export function calibrationRoutes(app: AppContext): Router {
   r.get('/datasets/:id/calibration', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    // A per-context criterion has its own report.
+    const all = criteria.forDataset(dataset.id);
+    if (all.some((c) => c.target === 'context' && c.id === Number(req.query.criterion))) {
+      return res.redirect(302, `/datasets/${dataset.id}/calibration/contexts?${req.originalUrl.split('?')[1] ?? ''}`);
+    }
+    const contextsHref = all.some((c) => c.target === 'context') ? `/datasets/${dataset.id}/calibration/contexts` : undefined;
     const state = resolve(dataset, req.query);
     // One page context per request: reading it takes the flash message out of the session.
     const ctx = pageContext(req);
     const content = state ? body(ctx, dataset, state) : null;
     sendPageOrFragment(req, res,
-      () => CalibrationPage({ ctx, dataset, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response'),
-        runs: runner.queries.forDataset(dataset.id), state, body: content }),
+      () => CalibrationPage({ ctx, dataset, criteria: all.filter((c) => c.target === 'response'),
+        runs: runner.queries.forDataset(dataset.id), state, body: content, contextsHref }),
       () => content ?? CalibrationPage({ ctx, dataset, criteria: [], runs: [], state: null, body: null }));
   });
 
