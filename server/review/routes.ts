@@ -31,7 +31,7 @@ const VerdictForm = z.object({
   next: z.string().optional(),
 });
 
-function parseTrace(json: string | null): Trace | null {
+export function parseTrace(json: string | null): Trace | null {
   if (!json) return null;
   try {
     const t = JSON.parse(json) as Partial<Trace>;

@@ -9,6 +9,7 @@ import type { RunRow } from '../../server/judge/run-queries.ts';
 import { contextRows, fakeVerdict, GOLD, kindsOf, runContextPrecision, scriptJudge, seedContexts } from '../calibration/context-fixture.ts';
 
 const N = 24;
+const RATIONALE = 'Only the current policy and its footnote on working days answer this.';
 let fake: FakeOpenAI;
 let app: TestApp;
 let admin: Client;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   app = await startTestApp({ OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'k', GOLDSET_JUDGE_MODEL: 'fake-chat', GOLDSET_EMBEDDING_MODEL: 'fake-embed' });
   admin = await loginAs(app, 'boss@example.com', 'admin');
   const expertId = app.ctx.users.queries.insert({ email: 'li@example.com', name: 'Li', role: 'expert', password_hash: null });
-  const seeded = await seedContexts(app, { name: 'Leave', n: N, expertId });
+  const seeded = await seedContexts(app, { name: 'Leave', n: N, expertId, rationale: RATIONALE });
   datasetId = seeded.datasetId;
   criterionId = seeded.criterion.id;
   run = await runContextPrecision(app, datasetId, 'cp-v1');
@@ -137,5 +138,92 @@ describe('per-context report', () => {
     const page = await admin.get(`/datasets/${empty.id}/calibration/contexts`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('needs a per-context criterion');
+  });
+});
+
+describe('audit queue of contexts', () => {
+  const queue = () => `/runs/${run.id}/review/contexts?criterion=${criterionId}`;
+  /** The first queued context of a kind, as (response id, rank). */
+  function firstOf(kind: 'outdated' | 'footnote') {
+    const ids = app.ctx.db.prepare('SELECT id FROM response WHERE dataset_id = ? ORDER BY id').pluck().all(datasetId) as number[];
+    const rows = contextRows(N);
+    for (const [i, id] of ids.entries()) {
+      const k = kindsOf(i).indexOf(kind);
+      if (fakeVerdict(rows[i]!.retrieved_contexts[k]!, '').verdict !== GOLD[kind]) return { id, rank: k + 1 };
+    }
+    throw new Error('none');
+  }
+
+  it('lists context disagreements in both directions with the judge\'s reason beside the context', async () => {
+    const ctx = expectedContexts();
+    const fp = ctx.filter((c) => !c.gold && c.judge).length;
+    const fn = ctx.filter((c) => c.gold && !c.judge).length;
+    const page = await admin.get(queue());
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`Judge relevant, experts not (${fp})`);
+    expect(page.text).toContain(`Experts relevant, judge not (${fn})`);
+    expect(page.text).toContain('It states a number of leave days.');
+    const only = await admin.get(`${queue()}&direction=experts_relevant`);
+    expect(only.text).toContain('It does not give the number of days.');
+    expect(only.text).not.toContain('It states a number of leave days.');
+    // Rank 1 first: a wrong verdict high in the list costs context precision the most.
+    const ranks = [...page.text.matchAll(/<tr id="ctx-\d+-(\d+)"/g)].map((m) => Number(m[1]));
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+  });
+
+  it('shows one context with the judge\'s reason, the experts\' rationale and the other contexts', async () => {
+    const { id, rank } = firstOf('outdated');
+    const page = await admin.get(`/runs/${run.id}/review/contexts/${id}/${rank}?criterion=${criterionId}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`Answer #${id}, context ${rank}`);
+    expect(page.text).toContain('It states a number of leave days.');
+    expect(page.text).toContain(RATIONALE);
+    expect(page.text).toContain('All retrieved contexts');
+    expect((await admin.get(`/runs/${run.id}/review/contexts/${id}/9?criterion=${criterionId}`)).status).toBe(404);
+  });
+
+  it('records "expert right", refuses a stale form, and corrects the gold value through an audited adjudication', async () => {
+    const { id, rank } = firstOf('footnote');
+    const item = `/runs/${run.id}/review/contexts/${id}/${rank}?criterion=${criterionId}`;
+    await admin.get(item);
+    expect((await admin.post(item, { verdict: 'expert_right', note: 'The footnote matters.', verdict_version: 0, gold_version: 0 })).status).toBe(303);
+    // A second reviewer who read the page before that verdict is told, and nothing changes.
+    const stale = await admin.post(item, { verdict: 'ambiguous', note: '', verdict_version: 0, gold_version: 0 });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain('Someone recorded a verdict');
+    const criterion = app.ctx.criteria.get(criterionId)!;
+    expect(app.ctx.db.prepare('SELECT verdict, version FROM context_verdict WHERE response_id = ? AND context_index = ?').get(id, rank - 1)).toEqual({ verdict: 'expert_right', version: 1 });
+
+    const before = app.ctx.contextCalibration.report({ criterion, run, part: 'all', holdoutSeed: app.ctx.datasets.get(datasetId)!.holdout_seed }).report;
+    const missing = await admin.post(item, { verdict: 'judge_right', gold: '0', note: '', verdict_version: 1, gold_version: 0 });
+    expect(missing.status).toBe(422);
+    const corrected = await admin.post(item, { verdict: 'judge_right', gold: '0', note: 'On reflection the footnote does not say how many days.', verdict_version: 1, gold_version: 0 });
+    expect(corrected.status).toBe(303);
+    expect(app.ctx.labels.gold(criterion, id, rank - 1)).toBe('0');
+    const audit = app.ctx.db.prepare("SELECT action, after FROM audit_event WHERE entity_type = 'adjudication' ORDER BY id DESC LIMIT 1").get() as { action: string; after: string };
+    expect(audit.action).toBe('create');
+    expect(JSON.parse(audit.after)).toMatchObject({ response: id, context_index: rank - 1, value: '0' });
+    expect(app.ctx.db.prepare("SELECT count(*) FROM audit_event WHERE action = 'context_verdict'").pluck().get()).toBe(2);
+    // The report follows the corrected gold: one fewer disagreement.
+    const after = app.ctx.contextCalibration.report({ criterion, run, part: 'all', holdoutSeed: app.ctx.datasets.get(datasetId)!.holdout_seed }).report;
+    expect(after.confusion.fn).toBe(before.confusion.fn - 1);
+    expect(after.confusion.tn).toBe(before.confusion.tn + 1);
+    // It stays in the queue under its verdict, marked as agreeing now.
+    const judged = await admin.get(`${queue()}&verdict=judge_right`);
+    expect(judged.text).toContain(`id="ctx-${id}-${rank}"`);
+    expect(judged.text).toContain('agrees now');
+  });
+
+  it('lets only adjudicators correct gold, viewers only read, and knows only context_precision runs', async () => {
+    const { id, rank } = firstOf('outdated');
+    const item = `/runs/${run.id}/review/contexts/${id}/${rank}?criterion=${criterionId}`;
+    const expert = await loginAs(app, 'zhou@example.com', 'expert');
+    await expert.get(item);
+    expect((await expert.post(item, { verdict: 'judge_right', gold: '1', note: 'x', verdict_version: 0, gold_version: 0 })).status).toBe(403);
+    const viewer = await loginAs(app, 'view2@example.com', 'viewer');
+    expect((await viewer.get(item)).status).toBe(200);
+    expect((await viewer.post(item, { verdict: 'expert_right', verdict_version: 0 })).status).toBe(403);
+    const exact = app.ctx.runner.queries.byName(datasetId, 'exact', 'exact_match')!;
+    expect((await admin.get(`/runs/${exact.id}/review/contexts`)).status).toBe(404);
   });
 });
