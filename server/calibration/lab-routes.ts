@@ -8,12 +8,16 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
+import type { Criterion } from '../criteria/queries.ts';
 import type { PromptInUse, PromptTemplate } from '../judge/types.ts';
 import { RunError } from '../judge/runner.ts';
 import { holdoutPart } from './holdout.ts';
 import { comparePromptVersions } from './compare.ts';
 import { exampleItems } from './service.ts';
+import { isContextStep, labContext, parseCandidateValue } from './lab-context.ts';
+import { compareContextRuns } from './compare-context.ts';
 import { ComparePage, PromptLabPage, type ExampleCandidate, type LabState } from '../../views/pages/prompt-lab.tsx';
+import { ContextComparePage } from '../../views/pages/compare-context.tsx';
 
 const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown(), response_id: z.number().int().optional() }).loose());
 const Draft = z.object({
@@ -27,7 +31,8 @@ const Draft = z.object({
 export function labRoutes(app: AppContext): Router {
   const r = Router();
   const expert = requireRole('expert', app.log);
-  const { datasets, registry, prompts, criteria, calibration, runner, responses } = app;
+  const { datasets, registry, prompts, criteria, calibration, runner, responses, contextCalibration } = app;
+  const lab = labContext(app.db, contextCalibration);
 
   function llmMetrics(datasetId: number): string[] {
     return [...registry.builtinKeys(), ...registry.custom(datasetId).map((m) => m.key)].filter((k) => registry.get(datasetId, k)?.kind === 'llm');
@@ -40,8 +45,8 @@ export function labRoutes(app: AppContext): Router {
       AND (a.rationale <> '' OR a.corrected_answer <> '') ORDER BY a.submitted_at LIMIT 1)
     WHERE r.id IN (SELECT value FROM json_each(?))`);
 
-  /** Items of each holdout part that have a gold value for the criterion, in id order. */
-  function parts(dataset: DatasetRow, gold: ReadonlyMap<number, string>): Record<'calibration' | 'held_out', number[]> {
+  /** Items of each holdout part that have a gold value for the criterion (per-context: for any context), in id order. */
+  function parts(dataset: DatasetRow, gold: ReadonlyMap<number, unknown>): Record<'calibration' | 'held_out', number[]> {
     const out = { calibration: [] as number[], held_out: [] as number[] };
     for (const id of gold.keys()) out[holdoutPart(dataset.holdout_seed, id)].push(id);
     out.calibration.sort((a, b) => a - b);
@@ -49,29 +54,42 @@ export function labRoutes(app: AppContext): Router {
     return out;
   }
 
+  const goldOf = (criterion: Criterion): ReadonlyMap<number, unknown> =>
+    (criterion.target === 'context' ? contextCalibration.goldFor(criterion) : calibration.goldFor(criterion));
+
   const partIds = (dataset: DatasetRow, criterionId: number, part: 'calibration' | 'held_out'): number[] =>
-    parts(dataset, calibration.goldFor(criteria.get(criterionId)!))[part];
+    parts(dataset, goldOf(criteria.get(criterionId)!))[part];
 
   function state(dataset: DatasetRow, q: Record<string, unknown>, draft?: PromptTemplate): LabState | null {
     const metrics = llmMetrics(dataset.id);
-    const metricKey = metrics.includes(String(q.metric)) ? String(q.metric) : metrics[0];
-    const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
-    const criterion = cs.find((c) => c.id === Number(q.criterion)) ?? cs[0];
-    if (!metricKey || !criterion) return null;
+    const all = criteria.forDataset(dataset.id);
+    // A dataset labelled only per context starts on the step those labels speak to.
+    const fallback = !all.some((c) => c.target === 'response') && all.some((c) => c.target === 'context') && metrics.includes('context_precision') ? 'context_precision' : metrics[0];
+    const metricKey = metrics.includes(String(q.metric)) ? String(q.metric) : fallback;
+    if (!metricKey) return null;
     const metric = registry.get(dataset.id, metricKey)!;
     const steps = metric.steps.map((s) => s.step);
     const step = steps.includes(String(q.step)) ? String(q.step) : steps[0]!;
+    // The verify step is judged per retrieved context: its examples and figures come from per-context criteria.
+    const contextStep = isContextStep(metricKey, step);
+    const cs = all.filter((c) => c.target === (contextStep ? 'context' : 'response'));
+    const criterion = cs.find((c) => c.id === Number(q.criterion)) ?? cs[0];
+    if (!criterion) return null;
     const current = prompts.resolve(dataset.id, metric, dataset.language)[step]!;
-    const gold = calibration.goldFor(criterion);
-    const split = parts(dataset, gold);
-    const shown = split.calibration.slice(0, 40);
-    const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
-    const candidates: ExampleCandidate[] = shown.flatMap((id) => {
-      const r = rows.get(id);
-      return r ? [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '' }] : [];
-    });
+    const split = parts(dataset, goldOf(criterion));
+    let candidates: ExampleCandidate[] = [];
+    if (!contextStep) {
+      const gold = calibration.goldFor(criterion);
+      const shown = split.calibration.slice(0, 40);
+      const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
+      candidates = shown.flatMap((id) => {
+        const r = rows.get(id);
+        return r ? [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '' }] : [];
+      });
+    }
     return {
       metric: metricKey, metrics, step, steps, criterion, criteria: cs, current,
+      contextCandidates: contextStep ? lab.candidates(dataset, criterion) : null,
       draft: draft ?? { instruction: current.instruction, output_format: current.output_format, examples: current.examples, language: current.language },
       candidates, runs: runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset'),
       parts: { calibration: split.calibration.length, held_out: split.held_out.length },
@@ -108,17 +126,23 @@ export function labRoutes(app: AppContext): Router {
     const base = state(dataset, req.body as Record<string, unknown>);
     if (!base) return sendError(req, res, 422, req.t('lab.needs'));
     if ('error' in read) return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: base, errors: { examples: read.error } }), 422);
-    const id = Number(req.body?.example);
+    const picked = base.contextCandidates ? parseCandidateValue(req.body?.example) : null;
+    const id = picked ? picked.responseId : Number(req.body?.example);
     // Only items of the calibration part may become examples: the held-out part stays unseen.
     if (holdoutPart(dataset.holdout_seed, id) !== 'calibration') return sendError(req, res, 422, req.t('lab.not_calibration_item'));
-    const c = base.candidates.find((x) => x.response_id === id);
-    const resp = responses.byId(id);
-    if (!c || !resp) return sendError(req, res, 404, req.t('err.not_found'));
-    const example = {
-      input: { question: resp.question, answer: resp.answer, ground_truth: resp.ground_truth, contexts: JSON.parse(resp.retrieved_contexts) as string[] },
-      output: { value: c.gold, reason: c.rationale, ...(c.corrected_answer ? { corrected_answer: c.corrected_answer } : {}) },
-      response_id: id,
-    };
+    let example: PromptTemplate['examples'][number] | null;
+    if (base.contextCandidates) {
+      example = picked && lab.example(dataset, base.metric, base.criterion, picked.responseId, picked.index, read.draft.language);
+    } else {
+      const c = base.candidates.find((x) => x.response_id === id);
+      const resp = responses.byId(id);
+      example = c && resp ? {
+        input: { question: resp.question, answer: resp.answer, ground_truth: resp.ground_truth, contexts: JSON.parse(resp.retrieved_contexts) as string[] },
+        output: { value: c.gold, reason: c.rationale, ...(c.corrected_answer ? { corrected_answer: c.corrected_answer } : {}) },
+        response_id: id,
+      } : null;
+    }
+    if (!example) return sendError(req, res, 404, req.t('err.not_found'));
     const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => (e as { response_id?: number }).response_id !== id), example] };
     sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft } }));
   });
@@ -172,9 +196,16 @@ export function labRoutes(app: AppContext): Router {
     const a = runner.queries.byId(idParam(String(req.query.a)) ?? 0);
     const b = runner.queries.byId(idParam(String(req.query.b)) ?? 0);
     const criterion = criteria.get(Number(req.query.criterion));
-    if (!dataset || !a || !b || !criterion || a.dataset_id !== dataset.id || b.dataset_id !== dataset.id) return sendError(req, res, 404, req.t('err.not_found'));
+    if (!dataset || !a || !b || !criterion || a.dataset_id !== dataset.id || b.dataset_id !== dataset.id || criterion.dataset_id !== dataset.id) {
+      return sendError(req, res, 404, req.t('err.not_found'));
+    }
     const input = (run: typeof a) => ({ criterion, run, part: 'all' as const, holdoutSeed: dataset.holdout_seed });
     const exclude = new Set([...exampleItems(a), ...exampleItems(b)]);
+    if (criterion.target === 'context') {
+      const cmp = compareContextRuns(contextCalibration.responses(input(a)), contextCalibration.responses(input(b)), { exclude });
+      return sendDocument(res, ContextComparePage({ ctx: pageContext(req), dataset: { id: dataset.id, name: dataset.name }, criterion: { id: criterion.id, name: criterion.name },
+        a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, cmp }));
+    }
     const cmp = comparePromptVersions(calibration.pairs(input(a)), calibration.pairs(input(b)), criterion.kind, 0.5, { exclude,
       ...(criterion.kind === 'ordinal' || criterion.kind === 'categorical' ? { categories: criterion.kind === 'ordinal'
         ? Array.from({ length: criterion.scale_max! - criterion.scale_min! + 1 }, (_, i) => String(criterion.scale_min! + i)) : criterion.options.map((o) => o.value) } : {}) });
