@@ -12,9 +12,12 @@ import { contextReport, type ContextReport, type ContextResponse } from './repor
 import type { ScoreStatus } from './report.ts';
 import { exampleItems, type CalibrationInput } from './service.ts';
 
-/** Metrics whose score of a response is Ragas's context precision over its retrieved contexts. */
+/**
+ * Metrics whose score of a response is Ragas's context precision over its retrieved contexts (goldset's
+ * two, Ragas's llm_/non_llm_/id_based_ variants); migration 0014's trigger uses the same rule.
+ */
 export function isContextPrecisionMetric(metricKey: string): boolean {
-  return /(^|_)context_precision(_|$)/.test(metricKey);
+  return metricKey.includes('context_precision');
 }
 
 export type ContextRow = ContextResponse & { system: string };
@@ -32,9 +35,11 @@ export function parseVerdicts(json: string | null): (0 | 1)[] | null {
 
 export function contextCalibrationService(db: DB, derived: DerivedCache) {
   const s = {
-    responses: db.prepare<{ run: number; ds: number }, { id: number; contexts: number; status: string | null; value: number | null; verdicts: string | null; system: string }>(`
-      SELECT r.id, json_array_length(r.retrieved_contexts) AS contexts, sc.status, sc.value, json_extract(sc.trace, '$.values.verdicts') AS verdicts, r.system
-      FROM response r LEFT JOIN score sc ON sc.response_id = r.id AND sc.run_id = @run WHERE r.dataset_id = @ds ORDER BY r.id`),
+    // Two scans merged in id order rather than a join: a join looks up each score on its own.
+    responses: db.prepare<[number], { id: number; contexts: number; system: string }>(`
+      SELECT id, json_array_length(retrieved_contexts) AS contexts, system FROM response WHERE dataset_id = ? ORDER BY id`),
+    scores: db.prepare<[number], { response_id: number; status: string; value: number | null; verdicts: string | null }>(
+      'SELECT response_id, status, value, verdicts FROM context_precision_score WHERE run_id = ? ORDER BY response_id'),
     values: db.prepare<[number], { response_id: number; context_index: number; value: string }>(`
       SELECT a.response_id, l.context_index, l.value FROM label l JOIN annotation a ON a.id = l.annotation_id
       WHERE l.criterion_id = ? AND l.context_index >= 0 AND a.state = 'submitted'`),
@@ -71,15 +76,20 @@ export function contextCalibrationService(db: DB, derived: DerivedCache) {
     const key = `context-responses:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}`;
     return derived.get(input.run.dataset_id, key, () => {
       const gold = goldFor(input.criterion);
-      return s.responses.all({ run: input.run.id, ds: input.run.dataset_id })
-        .filter((r) => input.part === 'all' || holdoutPart(input.holdoutSeed, r.id) === input.part)
-        .map((r) => {
-          const g = gold.get(r.id);
-          return {
-            id: r.id, system: r.system, scoreStatus: (r.status ?? 'missing') as ScoreStatus, score: r.value,
-            verdicts: parseVerdicts(r.verdicts), gold: Array.from({ length: r.contexts }, (_, i) => g?.get(i) ?? null),
-          };
+      const scores = s.scores.all(input.run.id);
+      let k = 0;
+      const out: ContextRow[] = [];
+      for (const r of s.responses.all(input.run.dataset_id)) {
+        while (k < scores.length && scores[k]!.response_id < r.id) k++;
+        const sc = scores[k]?.response_id === r.id ? scores[k] : undefined;
+        if (input.part !== 'all' && holdoutPart(input.holdoutSeed, r.id) !== input.part) continue;
+        const g = gold.get(r.id);
+        out.push({
+          id: r.id, system: r.system, scoreStatus: (sc?.status ?? 'missing') as ScoreStatus, score: sc?.value ?? null,
+          verdicts: parseVerdicts(sc?.verdicts ?? null), gold: Array.from({ length: r.contexts }, (_, i) => g?.get(i) ?? null),
         });
+      }
+      return out;
     });
   }
 
