@@ -47,25 +47,36 @@ export function contextCalibrationService(db: DB, derived: DerivedCache) {
       'SELECT response_id, context_index, value FROM adjudication WHERE criterion_id = ? AND context_index >= 0'),
   };
 
-  /** Gold values of a per-context criterion: response id → context index → value (adjudicated, else unanimous). */
-  function goldFor(criterion: Criterion): ReadonlyMap<number, ReadonlyMap<number, string>> {
+  /**
+   * Gold values of a per-context criterion: response id → the gold value by context index (adjudicated,
+   * else unanimous; a hole where there is none). Kept until the dataset's data changes.
+   */
+  function goldFor(criterion: Criterion): ReadonlyMap<number, readonly (string | undefined)[]> {
     return derived.get(criterion.dataset_id, `context-gold:${criterion.id}`, () => {
-      const submitted = new Map<string, string[]>();
+      // Submitted values per response and index: most slots have one expert's value, kept without a list.
+      const submitted = new Map<number, (string | string[] | undefined)[]>();
       for (const v of s.values.all(criterion.id)) {
-        const key = `${v.response_id}:${v.context_index}`;
-        const list = submitted.get(key);
-        if (list) list.push(v.value);
-        else submitted.set(key, [v.value]);
+        let slots = submitted.get(v.response_id);
+        if (!slots) submitted.set(v.response_id, (slots = []));
+        const had = slots[v.context_index];
+        slots[v.context_index] = had === undefined ? v.value : typeof had === 'string' ? [had, v.value] : (had.push(v.value), had);
       }
-      const adjudicated = new Map(s.adjudications.all(criterion.id).map((a) => [`${a.response_id}:${a.context_index}`, a.value]));
-      const out = new Map<number, Map<number, string>>();
-      for (const key of new Set([...submitted.keys(), ...adjudicated.keys()])) {
-        const g = goldValue(criterion.kind, submitted.get(key) ?? [], adjudicated.get(key) ?? null);
-        if (g === null) continue;
-        const [rid, index] = key.split(':').map(Number) as [number, number];
-        let m = out.get(rid);
-        if (!m) out.set(rid, (m = new Map()));
-        m.set(index, g);
+      const adjudicated = new Map<number, string[]>();
+      for (const a of s.adjudications.all(criterion.id)) {
+        let slots = adjudicated.get(a.response_id);
+        if (!slots) adjudicated.set(a.response_id, (slots = []));
+        slots[a.context_index] = a.value;
+      }
+      const out = new Map<number, (string | undefined)[]>();
+      for (const rid of new Set([...submitted.keys(), ...adjudicated.keys()])) {
+        const values = submitted.get(rid) ?? [];
+        const decided = adjudicated.get(rid) ?? [];
+        const gold: (string | undefined)[] = [];
+        for (let i = 0; i < Math.max(values.length, decided.length); i++) {
+          const v = values[i];
+          gold[i] = goldValue(criterion.kind, v === undefined ? [] : typeof v === 'string' ? [v] : v, decided[i] ?? null) ?? undefined;
+        }
+        if (gold.some((g) => g !== undefined)) out.set(rid, gold);
       }
       return out;
     });
@@ -86,7 +97,7 @@ export function contextCalibrationService(db: DB, derived: DerivedCache) {
         const g = gold.get(r.id);
         out.push({
           id: r.id, system: r.system, scoreStatus: (sc?.status ?? 'missing') as ScoreStatus, score: sc?.value ?? null,
-          verdicts: parseVerdicts(sc?.verdicts ?? null), gold: Array.from({ length: r.contexts }, (_, i) => g?.get(i) ?? null),
+          verdicts: parseVerdicts(sc?.verdicts ?? null), gold: Array.from({ length: r.contexts }, (_, i) => g?.[i] ?? null),
         });
       }
       return out;

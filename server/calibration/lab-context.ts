@@ -40,7 +40,7 @@ export function labContext(db: DB, contextCalibration: ContextCalibrationService
     const out: ContextCandidate[] = [];
     const picked: { id: number; index: number; gold: string }[] = [];
     for (const id of ids) {
-      for (const [index, value] of [...gold.get(id)!].sort((a, b) => a[0] - b[0])) picked.push({ id, index, gold: value });
+      gold.get(id)!.forEach((value, index) => { if (value !== undefined) picked.push({ id, index, gold: value }); });
       if (picked.length >= limit) break;
     }
     const texts = new Map(rows.all(JSON.stringify([...new Set(picked.map((p) => p.id))])).map((r) => [r.id, r]));
@@ -56,7 +56,7 @@ export function labContext(db: DB, contextCalibration: ContextCalibrationService
   function example(dataset: DatasetRow, metricKey: string, criterion: Criterion, responseId: number, index: number, language: Language): PromptExample | null {
     const reference = VERIFY_REFERENCE[metricKey];
     if (!reference || holdoutPart(dataset.holdout_seed, responseId) !== 'calibration') return null;
-    const gold = contextCalibration.goldFor(criterion).get(responseId)?.get(index);
+    const gold = contextCalibration.goldFor(criterion).get(responseId)?.[index];
     const r = rows.all(JSON.stringify([responseId]))[0];
     if (gold === undefined || !r) return null;
     return verifyExampleFromLabel(reference, {

@@ -10,6 +10,7 @@
 //   no_score         no verdict for the context (skipped, not scored, or an imported run without traces)
 // The binary figures are those of the response-level binary report (report-binary.ts) with the
 // verdict as the score and a threshold of 0.5; best_threshold does not apply to a yes/no verdict.
+// They are computed from the four (verdict, gold) counts, see binaryOverContexts.
 //
 // Contexts of one response are not independent (one question, one expert, often one document), so
 // every interval comes from a bootstrap that resamples responses with all their contexts (stats'
@@ -26,12 +27,15 @@
 // would give 0 by convention) are counted apart, never as a value.
 
 import { contextPrecision } from '../metrics/ragas-math.ts';
-import { cellsOf, errorCells, mae, pearson, pearsonCells, spearman, spearmanCells } from '../stats/index.ts';
-import { calibrationReport, type BinaryReport, type CalibrationPair, type ScoreStatus } from './report.ts';
 import {
-  bootstrapIntervals, DEFAULT_RESAMPLES, DEFAULT_SEED, expertKappa, one, type ExclusionReason, type Interval, type StatGroup,
+  accuracy, cellsOf, clusterCount, clustersOf, confusionCells, errorCells, kendallCells, mae, pearson, pearsonCells, rocAucCells, spearman, spearmanCells,
+} from '../stats/index.ts';
+import type { Cells, CellStat, Clusters, Confusion } from '../stats/index.ts';
+import { CI_ORDER, type BinaryReport, type ScoreStatus } from './report.ts';
+import { binaryFigureN, binaryIntervals, confusionFigures } from './report-binary.ts';
+import {
+  bootstrapIntervals, DEFAULT_RESAMPLES, DEFAULT_SEED, expertKappa, MIN_MEANINGFUL_N, one, type ExclusionReason, type Interval, type NoteCode, type StatGroup,
 } from './report-shared.ts';
-import { accuracy, type Confusion } from '../stats/index.ts';
 
 /** One response of the run: its score and per-context verdicts, and the gold value of each of its contexts. */
 export interface ContextResponse {
@@ -104,6 +108,7 @@ interface ContextItem { responseId: number; rank: number; gold: 0 | 1; verdict: 
 export function contextReport(input: ContextReportInput): ContextReport {
   const resamples = input.resamples ?? DEFAULT_RESAMPLES;
   const seed = input.seed ?? DEFAULT_SEED;
+  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError('calibration: resamples must be a positive integer');
   const excluded: Record<ExclusionReason, number> = { used_as_example: 0, no_gold_label: 0, judge_error: 0, no_score: 0 };
   const items: ContextItem[] = [];
   const seen = new Set<number>();
@@ -119,34 +124,70 @@ export function contextReport(input: ContextReportInput): ContextReport {
       else items.push({ responseId: r.id, rank: i + 1, gold: g === '1' ? 1 : 0, verdict: r.verdicts![i]! });
     });
   }
-
-  // The binary figures, with each context a pair in its response's cluster.
-  const pairs: CalibrationPair[] = items.map((it, i) => ({ id: i, score: it.verdict, scoreStatus: 'ok', gold: String(it.gold), cluster: it.responseId }));
-  const binary = calibrationReport({ kind: 'binary', pairs, threshold: CONTEXT_THRESHOLD, resamples, seed }) as BinaryReport;
+  const n = items.length;
+  const clusters = clustersOf(items.map((it) => it.responseId));
   return {
-    ...binary, excluded, best_threshold: null, best_threshold_kappa: null,
-    unit: 'context', ci_method: 'bootstrap over responses', responses: new Set(items.map((it) => it.responseId)).size,
+    kind: 'binary', n, excluded, ...binaryOverContexts(items, clusters, resamples, seed),
+    unit: 'context', ci_method: 'bootstrap over responses', responses: clusterCount(clusters),
     by_rank: byRank(items), item_level: itemLevel(input, resamples, seed),
+  };
+}
+
+/**
+ * The binary figures over contexts. Verdict and gold are both 0/1, so every item falls in one of four
+ * (verdict, gold) cells and each figure is a function of the four counts: the point figures are the
+ * resampling statistics of stats/resample-cells.ts evaluated on the full counts (no sort of half a million
+ * contexts), and the same statistics give the intervals, resampled by response. For a 2×2 table Pearson,
+ * Spearman and Kendall's τ-b are all the φ coefficient, and MAE is the share of disagreements.
+ */
+function binaryOverContexts(items: readonly ContextItem[], clusters: Clusters, resamples: number, seed: number) {
+  const n = items.length;
+  // The cells present, then each item's: cellsOf on the (at most four) distinct pairs.
+  const combo = (it: ContextItem) => it.verdict * 2 + it.gold;
+  const present = [...new Set(items.map(combo))].sort();
+  const small = cellsOf(present.map((c) => c >> 1), present.map((c) => c & 1));
+  const cellOfCombo = new Uint32Array(4);
+  present.forEach((c, i) => (cellOfCombo[c] = small.cellOf[i]!));
+  const cells: Cells = { ...small, cellOf: Uint32Array.from(items, (it) => cellOfCombo[combo(it)]!) };
+  const full = new Float64Array(small.x.length);
+  for (const c of cells.cellOf) full[c]! += 1;
+  const at = (stat: CellStat) => (n > 0 ? stat(full, n) : null);
+  let c: Confusion = { tp: 0, fp: 0, tn: 0, fn: 0 };
+  if (n > 0) confusionCells(cells, CONTEXT_THRESHOLD, (k) => ((c = k), 0))(full, n);
+  const figures = confusionFigures(c, CONTEXT_THRESHOLD, { roc_auc: at(rocAucCells(cells)), best_threshold: null, best_threshold_kappa: null });
+  const correlation = { pearson: at(pearsonCells(cells)), spearman: at(spearmanCells(cells)), kendall_tau_b: at(kendallCells(cells)) };
+  const errors = { mae: at(errorCells(cells, 'mae')), rmse: at(errorCells(cells, 'rmse')) };
+  // As in the response-level binary report: intervals on κ, accuracy, F1, alignment and ROC AUC only.
+  const stats: StatGroup[] = [];
+  binaryIntervals(cells, CONTEXT_THRESHOLD, figures, stats);
+  const all = bootstrapIntervals(n, stats, resamples, seed, clusters);
+  const notes: NoteCode[] = [];
+  if (n < MIN_MEANINGFUL_N) notes.push('too_few_items');
+  if (n > 1 && items.every((it) => it.verdict === items[0]!.verdict)) notes.push('constant_scores');
+  if (n > 1 && items.every((it) => it.gold === items[0]!.gold)) notes.push('constant_gold');
+  notes.push('gold_as_0_1');
+  return {
+    ...correlation, ...errors, ...figures,
+    ci95: Object.fromEntries(CI_ORDER.filter((k) => k in all).map((k) => [k, all[k]!])),
+    figure_n: { pearson: n, spearman: n, kendall_tau_b: n, mae: n, rmse: n, ...binaryFigureN(c, n) },
+    meaningful: n >= MIN_MEANINGFUL_N, notes,
   };
 }
 
 function byRank(items: readonly ContextItem[]): RankRow[] {
   const top = Math.min(RANKS, items.reduce((m, it) => Math.max(m, it.rank), 0));
-  const rows: RankRow[] = [];
-  for (let rank = 1; rank <= top; rank++) {
-    const at = items.filter((it) => Math.min(it.rank, RANKS) === rank);
-    const c: Confusion = { tp: 0, fp: 0, tn: 0, fn: 0 };
-    let gold = 0, judge = 0;
-    for (const it of at) {
-      gold += it.gold;
-      judge += it.verdict;
-      if (it.gold === 1) it.verdict === 1 ? c.tp++ : c.fn++;
-      else it.verdict === 1 ? c.fp++ : c.tn++;
-    }
-    const n = at.length;
-    rows.push({ rank, n, kappa: n ? expertKappa(c) : null, accuracy: accuracy(c), gold_rate: n ? gold / n : null, judge_rate: n ? judge / n : null });
+  const at = Array.from({ length: top }, () => ({ c: { tp: 0, fp: 0, tn: 0, fn: 0 } as Confusion, gold: 0, judge: 0 }));
+  for (const it of items) {
+    const r = at[Math.min(it.rank, RANKS) - 1]!;
+    r.gold += it.gold;
+    r.judge += it.verdict;
+    if (it.gold === 1) it.verdict === 1 ? r.c.tp++ : r.c.fn++;
+    else it.verdict === 1 ? r.c.fp++ : r.c.tn++;
   }
-  return rows;
+  return at.map(({ c, gold, judge }, i) => {
+    const n = c.tp + c.fp + c.tn + c.fn;
+    return { rank: i + 1, n, kappa: n ? expertKappa(c) : null, accuracy: accuracy(c), gold_rate: n ? gold / n : null, judge_rate: n ? judge / n : null };
+  });
 }
 
 function itemLevel(input: ContextReportInput, resamples: number, seed: number): ItemLevel {

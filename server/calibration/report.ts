@@ -28,7 +28,7 @@
 // report-binary.ts, report-ordinal.ts and report-categorical.ts, what they share in report-shared.ts.
 
 import type { CriterionKind } from '../criteria/values.ts';
-import { cellsOf, clustersOf, errorCells, kendallCells, kendallTauB, mae, pearson, pearsonCells, rmse, spearman, spearmanCells } from '../stats/index.ts';
+import { cellsOf, errorCells, kendallCells, kendallTauB, mae, pearson, pearsonCells, rmse, spearman, spearmanCells } from '../stats/index.ts';
 import { binaryFigures } from './report-binary.ts';
 import { categoricalFigures } from './report-categorical.ts';
 import { ordinalFigures } from './report-ordinal.ts';
@@ -56,8 +56,6 @@ export interface CalibrationPair {
   gold: string | null;
   /** The raw category the judge output (categorical criteria). */
   label?: string | null;
-  /** Items of one cluster are resampled together (the contexts of one response); none = each item alone. */
-  cluster?: number;
 }
 
 /** How an ordinal criterion's scores relate to its scale; 'auto' decides from the scores (see scoreScaleOf). */
@@ -146,7 +144,6 @@ export interface CalibrationItem {
   gold: string;
   /** The gold as a number (binary 1/0, ordinal, numeric); null for categorical. */
   goldValue: number | null;
-  cluster?: number;
 }
 
 export interface PreparedCalibration {
@@ -204,7 +201,7 @@ export function prepareCalibration(input: Pick<ReportInput, 'kind' | 'categories
       excluded.no_score++;
       continue;
     }
-    items.push({ id: p.id, score, label, gold, goldValue, ...(p.cluster !== undefined ? { cluster: p.cluster } : {}) });
+    items.push({ id: p.id, score, label, gold, goldValue });
   }
   if (unreadable > 0) notes.push('unreadable_gold_labels');
 
@@ -257,10 +254,8 @@ export function calibrationReport(input: ReportInput): CalibrationReport {
     meaningful: n >= MIN_MEANINGFUL_N,
     notes,
   };
-  const clustered = items.some((it) => it.cluster !== undefined);
-  const clusters = clustered ? clustersOf(items.map((it) => it.cluster ?? -1 - it.id)) : undefined;
   const ci = () => {
-    const all = bootstrapIntervals(n, stats, resamples, seed, clusters);
+    const all = bootstrapIntervals(n, stats, resamples, seed);
     return Object.fromEntries(CI_ORDER.filter((k) => k in all).map((k) => [k, all[k]!]));
   };
 

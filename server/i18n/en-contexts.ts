@@ -77,4 +77,9 @@ export const enContexts = {
   'labc.to_agree': 'Now agree with the experts ({n})',
   'labc.to_disagree': 'No longer agree with the experts ({n})',
   'labc.flip': 'answer #{id}, context {rank}',
+  'ctx.fig_precision': 'Precision (relevant)',
+  'ctx.fig_recall': 'Recall (relevant)',
+  'ctx.fig_f1': 'F1 (relevant)',
+  'ctx.fig_coverage': 'Coverage (irrelevant ones caught)',
+  'ctx.fig_false_failure_rate': 'Relevant ones missed',
 };

@@ -79,4 +79,9 @@ export const zhContexts: Record<keyof typeof enContexts, string> = {
   'labc.to_agree': '改为与专家一致（{n}）',
   'labc.to_disagree': '改为与专家不一致（{n}）',
   'labc.flip': '回答 #{id} 的第 {rank} 条上下文',
+  'ctx.fig_precision': '精确率（相关）',
+  'ctx.fig_recall': '召回率（相关）',
+  'ctx.fig_f1': 'F1（相关）',
+  'ctx.fig_coverage': '覆盖率（识别出的不相关）',
+  'ctx.fig_false_failure_rate': '漏判的相关上下文',
 };

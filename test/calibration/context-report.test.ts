@@ -3,6 +3,7 @@
 // (Ragas's formula), and intervals from a bootstrap over responses.
 import { describe, expect, it } from 'vitest';
 import { contextReport, type ContextResponse } from '../../server/calibration/report-context.ts';
+import { calibrationReport, type BinaryReport } from '../../server/calibration/report.ts';
 import {
   bootstrapCI, clusterBootstrapCI, clustersOf, confusionMetricOn, createRng, kappaFromConfusion, type Confusion,
 } from '../../server/stats/index.ts';
@@ -62,6 +63,29 @@ describe('per-context report: figures over contexts', () => {
       { rank: 4, n: 1, kappa: null, accuracy: 1, gold_rate: 0, judge_rate: 0 },
       { rank: 5, n: 2, kappa: 0, accuracy: 0.5, gold_rate: 0.5, judge_rate: 1 },
     ]);
+  });
+});
+
+describe('per-context report: figures from the four counts', () => {
+  it('equal the response-level binary report\'s figures computed from every context', () => {
+    const rng = createRng(21);
+    const rs = Array.from({ length: 80 }, (_, r) => {
+      const gold = Array.from({ length: 1 + (r % 5) }, () => (rng() < 0.4 ? '1' : '0'));
+      return ok(r + 1, gold, gold.map((g) => ((rng() < 0.7) === (g === '1') ? 1 : 0) as 0 | 1), 0.5);
+    });
+    const ctx = contextReport({ responses: rs, resamples: 1 });
+    const flat = rs.flatMap((r) => r.gold.map((g, i) => ({ id: r.id * 10 + i, score: r.verdicts![i]!, scoreStatus: 'ok' as const, gold: g })));
+    const direct = calibrationReport({ kind: 'binary', pairs: flat, resamples: 1 }) as BinaryReport;
+    for (const k of ['pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse', 'accuracy', 'precision', 'recall', 'f1', 'cohen_kappa', 'roc_auc', 'coverage',
+      'false_failure_rate', 'alignment'] as const) expect(ctx[k], k).toBeCloseTo(direct[k]!, 12);
+    expect(ctx.confusion).toEqual(direct.confusion);
+    expect(ctx.figure_n).toMatchObject(direct.figure_n);
+  });
+
+  it('say nothing where nothing was counted', () => {
+    const empty = contextReport({ responses: [{ id: 1, scoreStatus: 'missing', score: null, verdicts: null, gold: ['1', '0'] }], resamples: 10 });
+    expect(empty).toMatchObject({ n: 0, accuracy: null, cohen_kappa: null, pearson: null, by_rank: [], meaningful: false, excluded: { no_score: 2 } });
+    expect(empty.ci95.cohen_kappa).toBeNull();
   });
 });
 

@@ -60,7 +60,7 @@ describe('prompt lab for the verify step', () => {
     const [example, ...rest] = JSON.parse(examplesOf(added.text)) as { input: Record<string, unknown>; output: unknown; response_id: number }[];
     expect(rest).toEqual([]);
     const response = app.ctx.responses.byId(calibrationId)!;
-    const gold = app.ctx.contextCalibration.goldFor(app.ctx.criteria.get(criterionId)!).get(calibrationId)!.get(1)!;
+    const gold = app.ctx.contextCalibration.goldFor(app.ctx.criteria.get(criterionId)!).get(calibrationId)![1]!;
     expect(example).toEqual({
       input: { question: response.question, context: (JSON.parse(response.retrieved_contexts) as string[])[1], answer: response.ground_truth },
       output: { reason: RATIONALE, verdict: Number(gold) }, response_id: calibrationId,

@@ -1,6 +1,7 @@
 // The per-context calibration report: the judge's verdict on each retrieved context against the experts',
 // with intervals from a bootstrap over responses, agreement by rank, and context precision per response.
 import { Layout, type PageContext } from '../layout.tsx';
+import type { MessageKey } from '../../server/i18n/index.ts';
 import { Csrf } from '../components.tsx';
 import type { ContextReport, RankRow } from '../../server/calibration/report-context.ts';
 import { RANKS } from '../../server/calibration/report-context.ts';
@@ -31,11 +32,16 @@ function num(v: number | null | undefined, digits = 3): string {
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '—' : `${(100 * v).toFixed(1)}%`);
 const interval = (ci: Interval | null | undefined, show: (v: number) => string) => (ci ? `${show(ci[0])} – ${show(ci[1])}` : '—');
 
+/** Figures whose response-level names speak of pass/fail: here the positive class is "relevant". */
+const CONTEXT_NAMES: Partial<Record<string, MessageKey>> = {
+  precision: 'ctx.fig_precision', recall: 'ctx.fig_recall', f1: 'ctx.fig_f1', coverage: 'ctx.fig_coverage', false_failure_rate: 'ctx.fig_false_failure_rate',
+};
+
 function FigureRow({ ctx, name, value, report, asPct }: { ctx: PageContext; name: string; value: number | null; report: ContextReport; asPct?: boolean }) {
   const show = (v: number) => (asPct ? pct(v) : v.toFixed(3));
   return (
     <tr>
-      <th scope="row">{ctx.t(`calib.fig_${name}` as 'calib.fig_pearson')}</th>
+      <th scope="row">{ctx.t(CONTEXT_NAMES[name] ?? (`calib.fig_${name}` as MessageKey))}</th>
       <td class="num strong">{value === null ? '—' : show(value)}</td>
       <td class="num sub">{interval(report.ci95[name], show)}</td>
       <td class="num sub">{report.figure_n[name] ?? report.n}</td>

@@ -10,7 +10,7 @@ function fmt(v: number | null | undefined): string {
 
 function Flips({ ctx, runId, criterionId, list }: { ctx: PageContext; runId: number; criterionId: number; list: ContextRef[] }) {
   return (
-    <ul class="flips">
+    <ul class="flips context-flips">
       {list.map((f) => (
         <li><a href={`/runs/${runId}/review/contexts/${f.responseId}/${f.index + 1}?criterion=${criterionId}&verdict=any`}>{ctx.t('labc.flip', { id: f.responseId, rank: f.index + 1 })}</a></li>
       ))}

@@ -5,6 +5,7 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow, RunSummary, ScoreRow } from '../../server/judge/run-queries.ts';
 import type { Trace } from '../../server/judge/types.ts';
+import { isContextPrecisionMetric } from '../../server/calibration/context-service.ts';
 
 export interface RunListItem { run: RunRow; summary: RunSummary }
 
@@ -136,7 +137,8 @@ export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, 
         {Object.keys(versions).length > 0 && ` · ${t('runs.prompts')}: ${Object.entries(versions).map(([k, v]) => `${k} ${v === null ? t('runs.default_prompt') : `v${v}`}`).join(', ')}`}
       </p>
       <RunProgress ctx={ctx} run={run} summary={summary} cost={cost} />
-      <p><a class="btn small" href={`/runs/${run.id}/review`}>{t('review.open')}</a></p>
+      <p><a class="btn small" href={`/runs/${run.id}/review`}>{t('review.open')}</a>
+        {isContextPrecisionMetric(run.metric_key) && <> <a class="btn small" href={`/runs/${run.id}/review/contexts`}>{t('ctx.review')}</a></>}</p>
       <section aria-labelledby="scores-heading">
         <div class="page-head">
           <h2 id="scores-heading">{t('runs.scores')}</h2>
