@@ -96,7 +96,7 @@ function ItemLevelCard({ ctx, report }: { ctx: PageContext; report: ContextRepor
     <section class="card" aria-labelledby="item-level">
       <h2 id="item-level">{t('ctx.item_level')} <span class="sub">{t('ctx.item_n', { n: item.n })}</span></h2>
       <p class="sub">{t('ctx.item_lead')}</p>
-      <div class="split">
+      <div class="chart-grid">
         <div>
           <table class="table figures item-level">
             <thead><tr><th scope="col">{t('calib.figure')}</th><th scope="col" class="num">{t('calib.value')}</th><th scope="col" class="num">{t('calib.ci')}</th><th scope="col" class="num">n</th></tr></thead>

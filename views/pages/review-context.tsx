@@ -258,9 +258,11 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
           <ol class="contexts">
             {item.contexts.map((c) => (
               <li class={c.rank === here.rank ? 'context current' : 'context'} aria-current={c.rank === here.rank ? 'true' : undefined}>
-                <p class="context-text"><Highlighted segments={highlight(c.text, terms)} /></p>
-                <p class="sub">{t('ctxr.experts')}: <Relevance ctx={ctx} value={c.gold} /> · {t('ctxr.judge')}: <Relevance ctx={ctx} value={c.judge} /></p>
-                {c.reason && <p class="sub">{c.reason}</p>}
+                <div>
+                  <p class="context-text"><Highlighted segments={highlight(c.text, terms)} /></p>
+                  <p class="sub context-marks">{t('ctxr.experts')} <Relevance ctx={ctx} value={c.gold} /> · {t('ctxr.judge')} <Relevance ctx={ctx} value={c.judge} /></p>
+                  {c.reason && <p class="sub">{c.reason}</p>}
+                </div>
               </li>
             ))}
           </ol>
