@@ -28,7 +28,7 @@
 
 import { contextPrecision } from '../metrics/ragas-math.ts';
 import {
-  accuracy, cellsOf, clusterCount, clustersOf, confusionCells, errorCells, kendallCells, mae, pearson, pearsonCells, rocAucCells, spearman, spearmanCells,
+  accuracy, cellsOf, clusterCount, confusionCells, errorCells, kendallCells, mae, pearson, pearsonCells, rocAucCells, spearman, spearmanCells,
 } from '../stats/index.ts';
 import type { Cells, CellStat, Clusters, Confusion } from '../stats/index.ts';
 import { CI_ORDER, type BinaryReport, type ScoreStatus } from './report.ts';
@@ -102,55 +102,81 @@ export interface ContextReport extends BinaryReport {
   item_level: ItemLevel;
 }
 
-/** A counted context: usable gold and verdict. */
-interface ContextItem { responseId: number; rank: number; gold: 0 | 1; verdict: 0 | 1 }
+/**
+ * The counted contexts (usable gold and verdict) as columns, response by response in input order: half a
+ * million of them are common, and objects would cost more to make and collect than the figures.
+ */
+interface Counted {
+  n: number;
+  /** Per context: its (verdict, gold) as verdict·2 + gold, and its rank (1-based). */
+  combo: Uint8Array;
+  rank: Uint32Array;
+  /** The responses (clusters) the contexts belong to, each one's contexts contiguous. */
+  clusters: Clusters;
+}
+
+function countContexts(input: ContextReportInput, excluded: Record<ExclusionReason, number>): Counted {
+  const total = input.responses.reduce((sum, r) => sum + r.gold.length, 0);
+  const combo = new Uint8Array(total);
+  const rank = new Uint32Array(total);
+  const offsets: number[] = [0];
+  const seen = new Set<number>();
+  let n = 0;
+  for (const r of input.responses) {
+    if (seen.has(r.id)) throw new RangeError(`calibration: response ${r.id} appears twice`);
+    seen.add(r.id);
+    const example = input.exclude?.has(r.id) ?? false;
+    const usable = r.scoreStatus === 'ok' && r.verdicts !== null && r.verdicts.length === r.gold.length;
+    const before = n;
+    for (let i = 0; i < r.gold.length; i++) {
+      const g = r.gold[i];
+      if (example) excluded.used_as_example++;
+      else if (g !== '1' && g !== '0') excluded.no_gold_label++;
+      else if (r.scoreStatus === 'error') excluded.judge_error++;
+      else if (!usable) excluded.no_score++;
+      else {
+        combo[n] = r.verdicts![i]! * 2 + (g === '1' ? 1 : 0);
+        rank[n++] = i + 1;
+      }
+    }
+    if (n > before) offsets.push(n);
+  }
+  const items = new Uint32Array(n);
+  for (let i = 0; i < n; i++) items[i] = i;
+  return { n, combo: combo.subarray(0, n), rank: rank.subarray(0, n), clusters: { offsets: Uint32Array.from(offsets), items } };
+}
 
 export function contextReport(input: ContextReportInput): ContextReport {
   const resamples = input.resamples ?? DEFAULT_RESAMPLES;
   const seed = input.seed ?? DEFAULT_SEED;
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError('calibration: resamples must be a positive integer');
   const excluded: Record<ExclusionReason, number> = { used_as_example: 0, no_gold_label: 0, judge_error: 0, no_score: 0 };
-  const items: ContextItem[] = [];
-  const seen = new Set<number>();
-  for (const r of input.responses) {
-    if (seen.has(r.id)) throw new RangeError(`calibration: response ${r.id} appears twice`);
-    seen.add(r.id);
-    const usable = r.scoreStatus === 'ok' && r.verdicts !== null && r.verdicts.length === r.gold.length;
-    r.gold.forEach((g, i) => {
-      if (input.exclude?.has(r.id)) excluded.used_as_example++;
-      else if (g !== '1' && g !== '0') excluded.no_gold_label++;
-      else if (r.scoreStatus === 'error') excluded.judge_error++;
-      else if (!usable) excluded.no_score++;
-      else items.push({ responseId: r.id, rank: i + 1, gold: g === '1' ? 1 : 0, verdict: r.verdicts![i]! });
-    });
-  }
-  const n = items.length;
-  const clusters = clustersOf(items.map((it) => it.responseId));
+  const counted = countContexts(input, excluded);
   return {
-    kind: 'binary', n, excluded, ...binaryOverContexts(items, clusters, resamples, seed),
-    unit: 'context', ci_method: 'bootstrap over responses', responses: clusterCount(clusters),
-    by_rank: byRank(items), item_level: itemLevel(input, resamples, seed),
+    kind: 'binary', n: counted.n, excluded, ...binaryOverContexts(counted, resamples, seed),
+    unit: 'context', ci_method: 'bootstrap over responses', responses: clusterCount(counted.clusters),
+    by_rank: byRank(counted), item_level: itemLevel(input, resamples, seed),
   };
 }
 
 /**
- * The binary figures over contexts. Verdict and gold are both 0/1, so every item falls in one of four
+ * The binary figures over contexts. Verdict and gold are both 0/1, so every context falls in one of four
  * (verdict, gold) cells and each figure is a function of the four counts: the point figures are the
  * resampling statistics of stats/resample-cells.ts evaluated on the full counts (no sort of half a million
  * contexts), and the same statistics give the intervals, resampled by response. For a 2×2 table Pearson,
  * Spearman and Kendall's τ-b are all the φ coefficient, and MAE is the share of disagreements.
  */
-function binaryOverContexts(items: readonly ContextItem[], clusters: Clusters, resamples: number, seed: number) {
-  const n = items.length;
-  // The cells present, then each item's: cellsOf on the (at most four) distinct pairs.
-  const combo = (it: ContextItem) => it.verdict * 2 + it.gold;
-  const present = [...new Set(items.map(combo))].sort();
+function binaryOverContexts({ n, combo, clusters }: Counted, resamples: number, seed: number) {
+  // The cells present (cellsOf on the at most four distinct pairs), then each context's.
+  const tally = [0, 0, 0, 0];
+  for (const c of combo) tally[c]!++;
+  const present = [0, 1, 2, 3].filter((c) => tally[c]! > 0);
   const small = cellsOf(present.map((c) => c >> 1), present.map((c) => c & 1));
   const cellOfCombo = new Uint32Array(4);
   present.forEach((c, i) => (cellOfCombo[c] = small.cellOf[i]!));
-  const cells: Cells = { ...small, cellOf: Uint32Array.from(items, (it) => cellOfCombo[combo(it)]!) };
+  const cells: Cells = { ...small, cellOf: Uint32Array.from(combo, (c) => cellOfCombo[c]!) };
   const full = new Float64Array(small.x.length);
-  for (const c of cells.cellOf) full[c]! += 1;
+  present.forEach((c) => (full[cellOfCombo[c]!] = tally[c]!));
   const at = (stat: CellStat) => (n > 0 ? stat(full, n) : null);
   let c: Confusion = { tp: 0, fp: 0, tn: 0, fn: 0 };
   if (n > 0) confusionCells(cells, CONTEXT_THRESHOLD, (k) => ((c = k), 0))(full, n);
@@ -163,8 +189,8 @@ function binaryOverContexts(items: readonly ContextItem[], clusters: Clusters, r
   const all = bootstrapIntervals(n, stats, resamples, seed, clusters);
   const notes: NoteCode[] = [];
   if (n < MIN_MEANINGFUL_N) notes.push('too_few_items');
-  if (n > 1 && items.every((it) => it.verdict === items[0]!.verdict)) notes.push('constant_scores');
-  if (n > 1 && items.every((it) => it.gold === items[0]!.gold)) notes.push('constant_gold');
+  if (n > 1 && (tally[0]! + tally[1]! === 0 || tally[2]! + tally[3]! === 0)) notes.push('constant_scores');
+  if (n > 1 && (tally[1]! + tally[3]! === 0 || tally[0]! + tally[2]! === 0)) notes.push('constant_gold');
   notes.push('gold_as_0_1');
   return {
     ...correlation, ...errors, ...figures,
@@ -174,19 +200,21 @@ function binaryOverContexts(items: readonly ContextItem[], clusters: Clusters, r
   };
 }
 
-function byRank(items: readonly ContextItem[]): RankRow[] {
-  const top = Math.min(RANKS, items.reduce((m, it) => Math.max(m, it.rank), 0));
+function byRank({ n, combo, rank }: Counted): RankRow[] {
+  let top = 0;
+  for (let i = 0; i < n; i++) top = Math.max(top, Math.min(rank[i]!, RANKS));
   const at = Array.from({ length: top }, () => ({ c: { tp: 0, fp: 0, tn: 0, fn: 0 } as Confusion, gold: 0, judge: 0 }));
-  for (const it of items) {
-    const r = at[Math.min(it.rank, RANKS) - 1]!;
-    r.gold += it.gold;
-    r.judge += it.verdict;
-    if (it.gold === 1) it.verdict === 1 ? r.c.tp++ : r.c.fn++;
-    else it.verdict === 1 ? r.c.fp++ : r.c.tn++;
+  for (let i = 0; i < n; i++) {
+    const r = at[Math.min(rank[i]!, RANKS) - 1]!;
+    const verdict = combo[i]! >> 1, gold = combo[i]! & 1;
+    r.gold += gold;
+    r.judge += verdict;
+    if (gold === 1) verdict === 1 ? r.c.tp++ : r.c.fn++;
+    else verdict === 1 ? r.c.fp++ : r.c.tn++;
   }
   return at.map(({ c, gold, judge }, i) => {
-    const n = c.tp + c.fp + c.tn + c.fn;
-    return { rank: i + 1, n, kappa: n ? expertKappa(c) : null, accuracy: accuracy(c), gold_rate: n ? gold / n : null, judge_rate: n ? judge / n : null };
+    const k = c.tp + c.fp + c.tn + c.fn;
+    return { rank: i + 1, n: k, kappa: k ? expertKappa(c) : null, accuracy: accuracy(c), gold_rate: k ? gold / k : null, judge_rate: k ? judge / k : null };
   });
 }
 
