@@ -50,9 +50,24 @@ export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out
   const unit = isContextReport(report) ? ` contexts of ${report.responses} responses (intervals: bootstrap over responses)` : '';
   const lines = [`${criterion.name} vs ${run.metric_key} (run "${run.name}", ${part}): n = ${report.n}${unit}${report.meaningful ? '' : ' — fewer than 20 items: not yet meaningful'}`,
     `excluded: ${Object.entries(report.excluded).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    ...Object.entries(data).filter(([k]) => !['n', 'excluded', 'ci95'].includes(k)).map(([k, v]) => `  ${k.padEnd(20)} ${fmt(v)}${report.ci95[k] ? `  [${report.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : ''}`)];
+    ...Object.entries(data).filter(([k]) => !['n', 'excluded', 'ci95', ...CONTEXT_KEYS].includes(k)).map(([k, v]) => `  ${k.padEnd(20)} ${fmt(v)}${report.ci95[k] ? `  [${report.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : ''}`),
+    ...(isContextReport(report) ? contextLines(report) : [])];
   out.print(lines.join('\n'), data);
   return 0;
+}
+
+const CONTEXT_KEYS = ['unit', 'ci_method', 'by_rank', 'item_level'];
+
+/** The per-context report's by-rank table and per-answer figures, as text. */
+function contextLines(report: ContextReport): string[] {
+  const item = report.item_level;
+  const ci = (k: 'pearson' | 'spearman' | 'mae') => (item.ci95[k] ? ` [${item.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : '');
+  return [
+    'by rank (5 = 5 and beyond):  rank  n  kappa  accuracy  gold_rate  judge_rate',
+    ...report.by_rank.map((r) => `  ${String(r.rank).padStart(4)} ${String(r.n).padStart(6)}  ${fmt(r.kappa)}  ${fmt(r.accuracy)}  ${fmt(r.gold_rate)}  ${fmt(r.judge_rate)}`),
+    `per answer, context precision from gold vs the judge's score: n = ${item.n} (apart: ${item.no_relevant} with no relevant context, ${item.partial_gold} with partial gold)`,
+    `  pearson ${fmt(item.pearson)}${ci('pearson')}  spearman ${fmt(item.spearman)}${ci('spearman')}  mae ${fmt(item.mae)}${ci('mae')}`,
+  ];
 }
 
 /** Non-zero when a metric's mean is below its minimum or its calibration is too weak (or missing) to trust. */

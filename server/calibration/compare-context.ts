@@ -82,7 +82,7 @@ export function compareContextRuns(a: readonly ContextRow[], b: readonly Context
   if (decisive && decisive.p_value !== null && decisive.p_value < ALPHA && decisive.diff !== 0) verdict = decisive.diff > 0 ? 'better' : 'worse';
 
   return {
-    n, responses: clusters.offsets.length - 1, meaningful: n >= MIN_MEANINGFUL_N, not_in_both: usable(a) + usable(b) - 2 * n,
+    n, responses: clusters.offsets.length - 1, meaningful: n >= MIN_MEANINGFUL_N && clusters.offsets.length - 1 >= MIN_MEANINGFUL_N, not_in_both: usable(a) + usable(b) - 2 * n,
     a: reportA, b: reportB, flipped, test: { kappa, accuracy: agreement, on }, verdict, alpha: ALPHA,
   };
 }

@@ -143,7 +143,9 @@ export function labRoutes(app: AppContext): Router {
       } : null;
     }
     if (!example) return sendError(req, res, 404, req.t('err.not_found'));
-    const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => (e as { response_id?: number }).response_id !== id), example] };
+    // One example per item; per context for the verify step (a relevant and an irrelevant context of one answer make a good pair).
+    const same = (e: PromptTemplate['examples'][number]) => e.response_id === id && (!picked || e.input['context'] === example.input['context']);
+    const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => !same(e)), example] };
     sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft } }));
   });
 
@@ -202,7 +204,9 @@ export function labRoutes(app: AppContext): Router {
     const input = (run: typeof a) => ({ criterion, run, part: 'all' as const, holdoutSeed: dataset.holdout_seed });
     const exclude = new Set([...exampleItems(a), ...exampleItems(b)]);
     if (criterion.target === 'context') {
-      const cmp = compareContextRuns(contextCalibration.responses(input(a)), contextCalibration.responses(input(b)), { exclude });
+      // Two reports and two paired bootstraps over every answer: kept while the dataset is unchanged, like the report.
+      const cmp = app.derived.get(dataset.id, `context-compare:${criterion.id}:${a.id}:${b.id}:${dataset.holdout_seed}`,
+        () => compareContextRuns(contextCalibration.responses(input(a)), contextCalibration.responses(input(b)), { exclude }));
       return sendDocument(res, ContextComparePage({ ctx: pageContext(req), dataset: { id: dataset.id, name: dataset.name }, criterion: { id: criterion.id, name: criterion.name },
         a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, cmp }));
     }

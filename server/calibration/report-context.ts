@@ -152,9 +152,14 @@ export function contextReport(input: ContextReportInput): ContextReport {
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError('calibration: resamples must be a positive integer');
   const excluded: Record<ExclusionReason, number> = { used_as_example: 0, no_gold_label: 0, judge_error: 0, no_score: 0 };
   const counted = countContexts(input, excluded);
+  const responses = clusterCount(counted.clusters);
+  const binary = binaryOverContexts(counted, resamples, seed);
+  // The intervals rest on the answers drawn: 20 contexts of 5 answers are 5 pieces of evidence, not 20.
+  const meaningful = binary.meaningful && responses >= MIN_MEANINGFUL_N;
+  const notes: NoteCode[] = meaningful || binary.notes.includes('too_few_items') ? binary.notes : ['too_few_items', ...binary.notes];
   return {
-    kind: 'binary', n: counted.n, excluded, ...binaryOverContexts(counted, resamples, seed),
-    unit: 'context', ci_method: 'bootstrap over responses', responses: clusterCount(counted.clusters),
+    kind: 'binary', n: counted.n, excluded, ...binary, meaningful, notes,
+    unit: 'context', ci_method: 'bootstrap over responses', responses,
     by_rank: byRank(counted), item_level: itemLevel(input, resamples, seed),
   };
 }

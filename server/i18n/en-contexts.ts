@@ -8,7 +8,7 @@ export const enContexts = {
   'ctx.lead': 'The judge\'s verdict on each retrieved context (the verify step of context_precision) against the experts\' per-context labels. The unit is one retrieved context of one response. Responses used as few-shot examples are never counted.',
   'ctx.nothing': 'This report needs a per-context criterion (such as "relevant") with expert labels and a run of context_precision.',
   'ctx.review': 'Review context disagreements',
-  'ctx.not_meaningful': 'Only {n} contexts: with fewer than 20 the figures are not yet meaningful.',
+  'ctx.not_meaningful': 'Only {n} contexts of {responses} answers: with fewer than 20 of either the figures are not yet meaningful.',
   'ctx.figures': 'Figures over contexts',
   'ctx.n': 'n = {n} contexts of {responses} responses',
   'ctx.excluded': 'Contexts left out: {list}',

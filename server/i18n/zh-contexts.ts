@@ -10,7 +10,7 @@ export const zhContexts: Record<keyof typeof enContexts, string> = {
   'ctx.lead': '评测模型对每条检索上下文的判断（context_precision 的 verify 步骤）与专家逐条标注的对照。统计单位是某个回答的一条检索上下文。用作少样本示例的回答永远不计入。',
   'ctx.nothing': '生成该报告需要一个逐条上下文的评判标准（例如“相关”）及其专家标注，以及一次 context_precision 运行。',
   'ctx.review': '复核上下文分歧',
-  'ctx.not_meaningful': '只有 {n} 条上下文：少于 20 条时这些数字还没有意义。',
+  'ctx.not_meaningful': '只有 {n} 条上下文，来自 {responses} 个回答：任一少于 20 时这些数字还没有意义。',
   'ctx.figures': '按上下文统计的指标',
   'ctx.n': 'n = {n} 条上下文，来自 {responses} 个回答',
   'ctx.excluded': '未计入的上下文：{list}',

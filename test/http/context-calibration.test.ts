@@ -77,6 +77,8 @@ describe('per-context report', () => {
     expect(Object.keys(data)).toEqual(['n', 'excluded', 'pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse', 'threshold', 'accuracy', 'precision', 'recall', 'f1',
       'cohen_kappa', 'roc_auc', 'best_threshold', 'confusion', 'coverage', 'false_failure_rate', 'alignment', 'ci95', 'unit', 'ci_method', 'by_rank', 'item_level']);
     expect(data).toMatchObject({ n: 4 * N, unit: 'context', ci_method: 'bootstrap over responses' });
+    expect(out.text).toContain(`n = ${4 * N} contexts of ${N} responses (intervals: bootstrap over responses)`);
+    expect(out.text).toContain('by rank (5 = 5 and beyond)');
     expect(Object.keys((data.by_rank as object[])[0]!)).toEqual(['rank', 'n', 'kappa', 'accuracy', 'gold_rate', 'judge_rate']);
     expect(Object.keys(data.item_level as object)).toEqual(['n', 'no_relevant', 'partial_gold', 'pearson', 'spearman', 'mae', 'ci95']);
     expect(Object.keys((data.item_level as { ci95: object }).ci95)).toEqual(['pearson', 'spearman', 'mae']);

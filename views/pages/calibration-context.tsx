@@ -123,7 +123,7 @@ export function ContextReportBody({ ctx, model }: { ctx: PageContext; model: Con
   return (
     <div id="report" aria-live="polite">
       <p><a class="btn small" href={model.reviewHref}>{t('ctx.review')}</a></p>
-      {!report.meaningful && <div class="alert" role="status">{t('ctx.not_meaningful', { n: report.n })}</div>}
+      {!report.meaningful && <div class="alert" role="status">{t('ctx.not_meaningful', { n: report.n, responses: report.responses })}</div>}
       <div class="split">
         <section class="card" aria-labelledby="figures">
           <h2 id="figures">{t('ctx.figures')} <span class="sub">{t('ctx.n', { n: report.n, responses: report.responses })}</span></h2>

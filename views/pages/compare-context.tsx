@@ -35,7 +35,7 @@ export function ContextComparePage({ ctx, dataset, criterion, a, b, cmp }: {
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / <a href={`/datasets/${dataset.id}/prompt-lab?metric=context_precision&step=verify&criterion=${criterion.id}`}>{t('lab.title')}</a> / {t('lab.compare')}</nav>
       <h1>{t('lab.compare_title', { a: a.name, b: b.name })}</h1>
       <p class="lead">{t('labc.compare_lead', { criterion: criterion.name, n: cmp.n, responses: cmp.responses })}</p>
-      {!cmp.meaningful && <div class="alert">{t('ctx.not_meaningful', { n: cmp.n })}</div>}
+      {!cmp.meaningful && <div class="alert">{t('ctx.not_meaningful', { n: cmp.n, responses: cmp.responses })}</div>}
       <div class={`card verdict verdict-${cmp.verdict}`} role="status">
         <strong>{t(`lab.verdict_${cmp.verdict}`)}</strong>
         <span class="sub"> {t('labc.test', {
