@@ -20,6 +20,8 @@ import { calibrationService } from './calibration/service.ts';
 import { contextCalibrationService } from './calibration/context-service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
+import { waitingQueries } from './datasets/waiting.ts';
+import { holdoutLookQueries } from './calibration/holdout-looks.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -49,6 +51,8 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     runner: runManager(db, log, audit, { settings, prompts, registry }),
     calibration: calibrationService(db, audit, derived),
     contextCalibration: contextCalibrationService(db, derived),
+    waiting: waitingQueries(db),
+    holdoutLooks: holdoutLookQueries(db),
     sessionStore: new SqliteSessionStore(db),
   };
 }

@@ -14,7 +14,7 @@ import { exampleItems, type CalibrationInput } from './service.ts';
 
 /**
  * Metrics whose score of a response is Ragas's context precision over its retrieved contexts (goldset's
- * two, Ragas's llm_/non_llm_/id_based_ variants); migration 0014's trigger uses the same rule.
+ * two, Ragas's llm_/non_llm_/id_based_ variants); migration 0015's trigger uses the same rule.
  */
 export function isContextPrecisionMetric(metricKey: string): boolean {
   return metricKey.includes('context_precision');

@@ -1,5 +1,5 @@
 // Scores of context precision runs are kept beside their per-context verdicts in a narrow table
-// (migration 0014) by a trigger: every score of such a run, none of any other, deleted with its run or
+// (migration 0015) by a trigger: every score of such a run, none of any other, deleted with its run or
 // response; and the migration copies the scores that were there before it.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -51,7 +51,7 @@ describe('context_precision_score', () => {
   it('copies the scores that were there before the migration', () => {
     const old = path.join(env.dir, 'old');
     fs.mkdirSync(old);
-    for (const m of listMigrations().filter((m) => m.version <= 13)) fs.copyFileSync(path.join(MIGRATIONS_DIR, m.file), path.join(old, m.file));
+    for (const m of listMigrations().filter((m) => m.version <= 14)) fs.copyFileSync(path.join(MIGRATIONS_DIR, m.file), path.join(old, m.file));
     const legacy = openDatabase(path.join(env.dir, 'legacy.db'));
     try {
       migrate(legacy, old);

@@ -271,7 +271,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
       {item.step && (
         <section aria-labelledby="trace-heading">
           <h2 id="trace-heading">{t('ctxr.judge_call', { rank: here.rank })}</h2>
-          <TraceSteps ctx={ctx} r={r} steps={[item.step]} />
+          <TraceSteps ctx={ctx} r={r} steps={[item.step]} metricKey={run.metric_key} />
         </section>
       )}
       {pager}
