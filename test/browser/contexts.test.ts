@@ -5,13 +5,17 @@
 // the report and the reviewed context in Chinese. Screenshots land in screenshots/ for a human to look at.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { translator } from '../../server/i18n/index.ts';
 import { contextRows, GOLD, kindsOf, scriptJudge } from '../calibration/context-fixture.ts';
 import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
 
 const en = translator('en');
 const zh = translator('zh');
@@ -48,6 +52,19 @@ describe('per-context calibration: label contexts, run context_precision, report
   let ids: number[] = [];
   let runId = 0;
   let reviewed = { id: 0, rank: 0 };
+  let axePage: Page;
+  const violations: string[] = [];
+
+  /** Opens the page in a context sharing the admin's session with the CSP bypassed (axe is an injected script) and records every violation. */
+  async function axe(url: string): Promise<void> {
+    await axePage.goto(app.url + url);
+    await axePage.addScriptTag({ path: AXE });
+    const found = await axePage.evaluate(async () => {
+      const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
+      return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
+    });
+    for (const v of found) violations.push(`${url}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  }
 
   async function personPage(locale: string): Promise<Page> {
     const page = await (await newContext(browser, { locale, height: 1000 })).newPage();
@@ -89,7 +106,10 @@ describe('per-context calibration: label contexts, run context_precision, report
     const page = await personPage('en-US');
     const t = en;
     await logIn(page, app.url, LI, t);
-    await page.goto(`${app.url}/datasets/${datasetId}/label`);
+    await page.getByRole('link', { name: DATASET }).click();
+    await page.waitForURL(`**/datasets/${datasetId}`);
+    // Start labelling is a POST: it reserves the first item and redirects to it.
+    await page.getByRole('button', { name: t('label.start') }).click();
     const criterion = app.ctx.criteria.queries.byName(datasetId, 'relevant')!;
     for (let k = 0; k < UNLABELLED; k++) {
       const i = N - UNLABELLED + k;
@@ -120,6 +140,9 @@ describe('per-context calibration: label contexts, run context_precision, report
     await page.waitForURL(/\/runs\/\d+$/);
     runId = Number(new URL(page.url()).pathname.split('/').pop());
     await expect.poll(() => app.ctx.runner.queries.byId(runId)?.status, { timeout: 20_000 }).toBe('done');
+    const axeContext: BrowserContext = await browser.newContext({ locale: 'en-US', bypassCSP: true, viewport: { width: 1280, height: 900 } });
+    await axeContext.addCookies(await page.context().cookies());
+    axePage = await axeContext.newPage();
     expect(app.ctx.runner.queries.summary(runId)).toMatchObject({ scored: N, errored: 0 });
     await page.reload();
     await page.getByRole('link', { name: t('ctx.review') }).waitFor();
@@ -175,6 +198,9 @@ describe('per-context calibration: label contexts, run context_precision, report
     await page.getByLabel(t('review.note'), { exact: true }).focus();
     await page.keyboard.type(NOTE);
     await screenshotLive(page, 'contexts-04-review-item-en');
+    for (const url of [`/datasets/${datasetId}/calibration/contexts?part=all`, `/runs/${runId}/review/contexts`,
+      `/runs/${runId}/review/contexts/${reviewed.id}/${reviewed.rank}`, `/datasets/${datasetId}/prompt-lab?metric=context_precision&step=verify`,
+      `/datasets/${datasetId}/compare?a=${runId}&b=${runId}&criterion=${app.ctx.criteria.queries.byName(datasetId, 'relevant')!.id}`]) await axe(url);
     await page.keyboard.press('Control+Enter');
     await page.getByRole('status').filter({ hasText: t('review.flash_saved') }).waitFor();
     const current = page.getByRole('region', { name: t('review.current_verdict') });
@@ -196,5 +222,6 @@ describe('per-context calibration: label contexts, run context_precision, report
     await page.getByRole('region', { name: t('review.current_verdict') }).locator('p.rationale').getByText(NOTE).waitFor();
     await screenshot(page, 'contexts-06-review-item-zh');
     expect(errors).toEqual([]);
+    expect(violations).toEqual([]);
   });
 });

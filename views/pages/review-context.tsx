@@ -144,8 +144,8 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
   const guidelines = `/datasets/${dataset.id}/criteria#gl-${criterion.id}`;
   const title = t('ctxr.item_title', { id: response.id, rank: here.rank });
   const err = (name: string) => (errors?.[name] ? <p class="error" id={`cv-${name}-error`} role="alert">{errors[name]}</p> : null);
-  const pager = (
-    <nav class="pager" aria-label={r('review.item_nav')}>
+  const pager = (where: 'top' | 'bottom') => (
+    <nav class="pager" aria-label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')}>
       {prev ? <a class="btn ghost small" rel="prev" href={`${base}/${prev.rid}/${prev.rank}?${query}`}>{r('review.prev_item')}</a> : <span />}
       <a class="btn ghost small" href={`${base}?${query}#ctx-${response.id}-${here.rank}`}>{r('review.back')}</a>
       {next ? <a class="btn ghost small" rel="next" href={`${base}/${next.rid}/${next.rank}?${query}`}>{r('review.next_item')}</a> : <span />}
@@ -154,7 +154,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
   return (
     <Layout ctx={ctx} title={title} wide>
       <Crumbs ctx={ctx} dataset={dataset} run={run} tail={<><a href={`${base}?${query}`}>{t('ctxr.title')}</a> / {title}</>} />
-      {pager}
+      {pager('top')}
       <div class="split">
         <div>
           <section class="card">
@@ -274,7 +274,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
           <TraceSteps ctx={ctx} r={r} steps={[item.step]} metricKey={run.metric_key} />
         </section>
       )}
-      {pager}
+      {pager('bottom')}
     </Layout>
   );
 }
