@@ -48,7 +48,7 @@ async function setup(file: string): Promise<Setup> {
   const insertScore = db.prepare("INSERT INTO score (run_id, response_id, status, value, trace) VALUES (?, ?, 'ok', ?, ?)");
   const runId = Number(db.prepare(`INSERT INTO run (dataset_id, name, metric_key, source, status, n_total, created_by)
     VALUES (?, 'verify-v1', 'context_precision', 'goldset', 'done', ?, ?)`).run(dataset.id, ITEMS, admin.id).lastInsertRowid);
-  const template = { ...VERIFY_PROMPTS.en, version: null };
+  const system = JSON.stringify(renderPrompt(VERIFY_PROMPTS.en, { question: '', context: '', answer: '' })[0]);
   const rand = prng(20261201);
   db.transaction(() => {
     for (let i = 0; i < ITEMS; i++) {
@@ -62,14 +62,16 @@ async function setup(file: string): Promise<Setup> {
       const verdicts = gold.map((g) => (rand() < skill ? g : 1 - g));
       const annotationId = Number(insertAnnotation.run(responseId, dataset.id, expert.id).lastInsertRowid);
       gold.forEach((g, k) => insertLabel.run(annotationId, criterion.id, k, String(g)));
+      // Each step as the runner writes it; the system message (instruction and examples) is the same in every one.
       const steps = contexts.map((context, k) => {
-        const parsed = { reason: verdicts[k] ? 'The context states the warranty period of the answer.' : 'The context is about another product line.', verdict: verdicts[k] };
-        return { step: 'verify', prompt_version: null, messages: renderPrompt(template, { question, context, answer: 'Two years.' }), raw: JSON.stringify(parsed), parsed, cached: false };
+        const parsed = JSON.stringify({ reason: verdicts[k] ? 'The context states the warranty period of the answer.' : 'The context is about another product line.', verdict: verdicts[k] });
+        const user = JSON.stringify({ role: 'user', content: `Input: ${JSON.stringify({ question, context, answer: 'Two years.' }, null, 2)}` });
+        return `{"step":"verify","prompt_version":null,"messages":[${system},${user}],"raw":${JSON.stringify(parsed)},"parsed":${parsed},"cached":false}`;
       });
       let hits = 0, sum = 0;
       verdicts.forEach((v, k) => { if (v) { hits++; sum += hits / (k + 1); } });
       const score = hits ? sum / hits : 0;
-      insertScore.run(runId, responseId, score, JSON.stringify({ steps, values: { verdicts }, computation: '' }));
+      insertScore.run(runId, responseId, score, `{"steps":[${steps.join(',')}],"values":{"verdicts":${JSON.stringify(verdicts)}},"computation":""}`);
     }
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
