@@ -7,8 +7,7 @@
 import { accuracy, clustersOf, confusionMetricOn, pairedClusterBootstrap, type PairedBootstrapResult } from '../stats/index.ts';
 import { ALPHA, type Verdict } from './compare.ts';
 import type { ContextRow } from './context-service.ts';
-import { compareContext } from '../review/context-queue.ts';
-import { contextReport, CONTEXT_THRESHOLD, type ContextReport } from './report-context.ts';
+import { compareContext, contextReport, CONTEXT_THRESHOLD, type ContextReport } from './report-context.ts';
 import { DEFAULT_RESAMPLES, DEFAULT_SEED, expertKappa, MIN_MEANINGFUL_N } from './report-shared.ts';
 
 export interface ContextRef { responseId: number; index: number }

@@ -126,16 +126,16 @@ function countContexts(input: ContextReportInput, excluded: Record<ExclusionReas
     if (seen.has(r.id)) throw new RangeError(`calibration: response ${r.id} appears twice`);
     seen.add(r.id);
     const example = input.exclude?.has(r.id) ?? false;
-    const usable = r.scoreStatus === 'ok' && r.verdicts !== null && r.verdicts.length === r.gold.length;
+    const verdicts = judged(r);
     const before = n;
     for (let i = 0; i < r.gold.length; i++) {
       const g = r.gold[i];
       if (example) excluded.used_as_example++;
       else if (g !== '1' && g !== '0') excluded.no_gold_label++;
       else if (r.scoreStatus === 'error') excluded.judge_error++;
-      else if (!usable) excluded.no_score++;
+      else if (!verdicts) excluded.no_score++;
       else {
-        combo[n] = r.verdicts![i]! * 2 + (g === '1' ? 1 : 0);
+        combo[n] = verdicts[i]! * 2 + (g === '1' ? 1 : 0);
         rank[n++] = i + 1;
       }
     }
@@ -251,6 +251,19 @@ function itemLevel(input: ContextReportInput, resamples: number, seed: number): 
   ];
   const ci = bootstrapIntervals(n, stats, resamples, seed);
   return { n, ...counts, ...figures, ci95: { pearson: ci.pearson ?? null, spearman: ci.spearman ?? null, mae: ci.mae ?? null }, points };
+}
+
+/** The judge's verdicts of a response when they count: it was scored, with one verdict per context. */
+function judged(r: ContextResponse): readonly (0 | 1)[] | null {
+  return r.scoreStatus === 'ok' && r.verdicts !== null && r.verdicts.length === r.gold.length ? r.verdicts : null;
+}
+
+/** The judge against the gold value of one context; null when one of them is missing. */
+export function compareContext(row: ContextResponse, index: number): { gold: '1' | '0'; judge: 0 | 1; disagrees: boolean } | null {
+  const gold = row.gold[index];
+  const judge = judged(row)?.[index];
+  if ((gold !== '1' && gold !== '0') || judge === undefined) return null;
+  return { gold, judge, disagrees: String(judge) !== gold };
 }
 
 /** The per-context keys of `report --json`, after the binary ones: exactly these, in this order. */

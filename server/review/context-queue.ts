@@ -4,10 +4,11 @@
 // Order: by rank, then response: a wrong verdict high in the list moves context precision the most.
 // A context that has a verdict stays in the queue under it, even when it agrees now (after its gold
 // value was corrected). Verdicts are read on every view, never kept (they do not move data_version).
+import { z } from 'zod';
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import type { ContextRow } from '../calibration/context-service.ts';
-import { z } from 'zod';
+import { compareContext } from '../calibration/report-context.ts';
 import type { Verdict, VerdictFilter } from './queue.ts';
 import { readState, stateQuery, type QueueState } from './state.ts';
 
@@ -53,14 +54,6 @@ export function contextStateQuery(s: ContextQueueState, change: Partial<Omit<Con
 }
 
 export const contextKey = (responseId: number, index: number) => `${responseId}:${index}`;
-
-/** The judge against the gold value of one context; null when one of them is missing. */
-export function compareContext(row: ContextRow, index: number): Pick<ContextQueueItem, 'gold' | 'judge' | 'disagrees'> | null {
-  const gold = row.gold[index];
-  const judge = row.scoreStatus === 'ok' && row.verdicts && row.verdicts.length === row.gold.length ? row.verdicts[index] : undefined;
-  if ((gold !== '1' && gold !== '0') || judge === undefined) return null;
-  return { gold, judge, disagrees: String(judge) !== gold };
-}
 
 export function contextQueueOrder(a: { index: number; responseId: number }, b: { index: number; responseId: number }): number {
   return a.index - b.index || a.responseId - b.responseId;

@@ -15,11 +15,12 @@ import type { RunRow } from '../judge/run-queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { isContextPrecisionMetric } from '../calibration/context-service.ts';
+import { compareContext } from '../calibration/report-context.ts';
 import { LabelConflict } from '../labels/service.ts';
 import { systemNames } from '../responses/queries.ts';
 import { ContextItemPage, ContextQueuePage, type ContextItemModel } from '../../views/pages/review-context.tsx';
 import {
-  buildContextQueue, compareContext, contextReviewQueries, contextStateQuery, ContextVerdictConflict, readContextState, type ContextQueueState,
+  buildContextQueue, contextReviewQueries, contextStateQuery, ContextVerdictConflict, readContextState, type ContextQueueState,
 } from './context-queue.ts';
 import { NOTE_MAX, parseTrace } from './routes.ts';
 import { reviewQueries, VERDICTS } from './queue.ts';
