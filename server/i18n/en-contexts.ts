@@ -82,4 +82,5 @@ export const enContexts = {
   'ctx.fig_f1': 'F1 (relevant)',
   'ctx.fig_coverage': 'Coverage (irrelevant ones caught)',
   'ctx.fig_false_failure_rate': 'Relevant ones missed',
+  'audit.act.run.context_verdict': 'recorded a verdict on a retrieved context in {thing}',
 };

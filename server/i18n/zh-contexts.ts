@@ -84,4 +84,5 @@ export const zhContexts: Record<keyof typeof enContexts, string> = {
   'ctx.fig_f1': 'F1（相关）',
   'ctx.fig_coverage': '覆盖率（识别出的不相关）',
   'ctx.fig_false_failure_rate': '漏判的相关上下文',
+  'audit.act.run.context_verdict': '在 {thing} 上记录了对一条检索上下文的审查结论',
 };
