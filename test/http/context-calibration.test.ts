@@ -1,6 +1,7 @@
 // Per-context calibration end to end: expert context labels, a context_precision run against the fake
 // judge, the per-context report (page, by rank, item level), `report --json`, recording it, the CI gate
 // reading its κ, and the calibrated-judge export carrying its figures.
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { loginAs, startTestApp, type Client, type TestApp } from '../helpers.ts';
@@ -227,5 +228,26 @@ describe('audit queue of contexts', () => {
     expect((await viewer.post(item, { verdict: 'expert_right', verdict_version: 0 })).status).toBe(403);
     const exact = app.ctx.runner.queries.byName(datasetId, 'exact', 'exact_match')!;
     expect((await admin.get(`/runs/${exact.id}/review/contexts`)).status).toBe(404);
+  });
+});
+
+describe('an imported Ragas run of context precision', () => {
+  it('has no verdicts per context (every context "no score") but its scores compare per answer', async () => {
+    const expertId = app.ctx.users.queries.byEmail('li@example.com')!.id;
+    const datasetId2 = app.ctx.datasets.create(null, { name: 'Imported', description: '', language: 'en', domain: '' }).id;
+    const rows = contextRows(N).map((r, i) => ({ ...r, context_precision: (i % 5) / 4 }));
+    const file = `${app.dir}/imported.jsonl`;
+    fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
+    const result = await app.ctx.imports.importFile(null, datasetId2, file, { format: 'jsonl', annotatorId: expertId, runName: 'ragas' });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    const imported = app.ctx.runner.queries.byName(datasetId2, 'ragas', 'context_precision')!;
+    const { report } = app.ctx.contextCalibration.report({ criterion: app.ctx.criteria.queries.byName(datasetId2, 'relevant')!, run: imported, part: 'all',
+      holdoutSeed: app.ctx.datasets.get(datasetId2)!.holdout_seed, resamples: 100 });
+    expect(report).toMatchObject({ n: 0, excluded: { no_score: 4 * N } });
+    expect(report.item_level.n).toBe(N);
+    expect(report.item_level.points.map((p) => p.judge)).toEqual(rows.map((r) => r.context_precision));
+    const page = await admin.get(`/datasets/${datasetId2}/calibration/contexts?part=all`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('No context has both a gold value and a judge verdict yet.');
   });
 });

@@ -70,6 +70,15 @@ describe('prompt lab for the verify step', () => {
     expect(VerificationSchema.strict().parse(example!.output)).toEqual(example!.output);
   });
 
+  it('takes the answer, not the ground truth, as the verify step\'s `answer` without reference', async () => {
+    const calibrationId = ids.find((id) => holdoutPart(seed, id) === 'calibration')!;
+    const form = { metric: 'context_precision_without_reference', step: 'verify', criterion: criterionId, instruction: 'x', output_format: '', examples: '[]', language: 'en', note: '' };
+    const added = await admin.post(`/datasets/${datasetId}/prompt-lab/add-example`, { ...form, example: `${calibrationId}:2` });
+    expect(added.status).toBe(200);
+    const [example] = JSON.parse(examplesOf(added.text)) as { input: Record<string, unknown> }[];
+    expect(example!.input.answer).toBe(app.ctx.responses.byId(calibrationId)!.answer);
+  });
+
   let improved: RunRow;
   it('saves and runs a draft on the calibration part, the example\'s response never counted', async () => {
     const calibrationId = ids.find((id) => holdoutPart(seed, id) === 'calibration')!;
