@@ -6,11 +6,20 @@ import type { Criterion } from '../criteria/queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { VERIFY_REFERENCE, verifyExampleFromLabel } from '../judge/metrics/context-precision.ts';
 import type { Language, PromptExample } from '../judge/types.ts';
-import type { ContextCalibrationService } from './context-service.ts';
+import type { RunRow } from '../judge/run-queries.ts';
+import type { ContextCalibrationService, ContextRow } from './context-service.ts';
+import { compareContext } from './report-context.ts';
 import { holdoutPart } from './holdout.ts';
 
 /** A context of the calibration part with its gold value, offered as an example. */
-export interface ContextCandidate { response_id: number; index: number; question: string; context: string; gold: string; rationale: string }
+export interface ContextCandidate {
+  response_id: number; index: number; question: string; context: string; gold: string;
+  /** The verdict of the metric's newest run on this context; null without one. */
+  judge: 0 | 1 | null;
+  rationale: string;
+}
+
+interface Picked { id: number; index: number; gold: string; judge: 0 | 1 | null }
 
 /** Steps whose examples come from per-context labels: the verify step of the context precision metrics. */
 export function isContextStep(metricKey: string, step: string): boolean {
@@ -33,21 +42,33 @@ export function labContext(db: DB, contextCalibration: ContextCalibrationService
       ORDER BY a.submitted_at LIMIT 1)
     WHERE r.id IN (SELECT value FROM json_each(?))`);
 
-  /** Labelled contexts of the calibration part, response by response, relevant and not alike; at most `limit`. */
-  function candidates(dataset: DatasetRow, criterion: Criterion, limit = 40): ContextCandidate[] {
+  /**
+   * Labelled contexts of the calibration part, at most `limit`: with a run of the metric (its newest), the
+   * contexts it judged against the experts come first (rank 1 first), since those are the examples that
+   * teach the step something; then the others, answer by answer.
+   */
+  function candidates(dataset: DatasetRow, criterion: Criterion, run: RunRow | undefined, limit = 40): ContextCandidate[] {
     const gold = contextCalibration.goldFor(criterion);
-    const ids = [...gold.keys()].filter((id) => holdoutPart(dataset.holdout_seed, id) === 'calibration').sort((a, b) => a - b);
-    const out: ContextCandidate[] = [];
-    const picked: { id: number; index: number; gold: string }[] = [];
-    for (const id of ids) {
-      gold.get(id)!.forEach((value, index) => { if (value !== undefined) picked.push({ id, index, gold: value }); });
-      if (picked.length >= limit) break;
+    const judged = new Map<number, ContextRow>();
+    if (run) for (const r of contextCalibration.responses({ criterion, run, part: 'calibration', holdoutSeed: dataset.holdout_seed })) judged.set(r.id, r);
+    const wrong: Picked[] = [];
+    const rest: Picked[] = [];
+    for (const id of [...gold.keys()].filter((k) => holdoutPart(dataset.holdout_seed, k) === 'calibration').sort((a, b) => a - b)) {
+      const row = judged.get(id);
+      gold.get(id)!.forEach((value, index) => {
+        if (value === undefined) return;
+        const cmp = row ? compareContext(row, index) : null;
+        (cmp?.disagrees ? wrong : rest).push({ id, index, gold: value, judge: cmp?.judge ?? null });
+      });
+      if (rest.length >= limit && wrong.length >= limit) break;
     }
+    const picked = [...wrong.sort((a, b) => a.index - b.index || a.id - b.id), ...rest].slice(0, limit);
     const texts = new Map(rows.all(JSON.stringify([...new Set(picked.map((p) => p.id))])).map((r) => [r.id, r]));
-    for (const p of picked.slice(0, limit)) {
+    const out: ContextCandidate[] = [];
+    for (const p of picked) {
       const r = texts.get(p.id);
       const context = r && (JSON.parse(r.contexts) as string[])[p.index];
-      if (r && context !== undefined) out.push({ response_id: p.id, index: p.index, question: r.question, context, gold: p.gold, rationale: r.rationale ?? '' });
+      if (r && context !== undefined) out.push({ response_id: p.id, index: p.index, question: r.question, context, gold: p.gold, judge: p.judge, rationale: r.rationale ?? '' });
     }
     return out;
   }

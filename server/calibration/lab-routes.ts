@@ -88,11 +88,12 @@ export function labRoutes(app: AppContext): Router {
         return r ? [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '' }] : [];
       });
     }
+    const runs = runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset');
     return {
       metric: metricKey, metrics, step, steps, criterion, criteria: cs, current,
-      contextCandidates: contextStep ? lab.candidates(dataset, criterion) : null,
+      contextCandidates: contextStep ? lab.candidates(dataset, criterion, runs.find((x) => x.status === 'done')) : null,
       draft: draft ?? { instruction: current.instruction, output_format: current.output_format, examples: current.examples, language: current.language },
-      candidates, runs: runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset'),
+      candidates, runs,
       parts: { calibration: split.calibration.length, held_out: split.held_out.length },
       heldOutLooks: app.holdoutLooks.count(dataset.id, metricKey),
     };

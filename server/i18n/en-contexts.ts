@@ -68,7 +68,7 @@ export const enContexts = {
   'ctxr.correct_gold_hint': 'Only with "Judge right": sets the context\'s gold value through an adjudication. The judge\'s verdict is preselected.',
   'ctxr.err_conflict': 'Someone recorded a verdict or changed this context\'s gold value since you opened it: what they recorded is shown; your choice is kept in the form.',
   'labc.pick': 'Few-shot examples from the experts\' context labels',
-  'labc.pick_hint': 'Retrieved contexts of the calibration part with their gold value. Adding one puts it into the draft\'s examples in the verify step\'s own form: the question, the context and the ground truth (the answer, without reference), with the gold verdict and the expert\'s rationale as the reason; edit the reason there. The whole answer is then left out of every figure of this prompt.',
+  'labc.pick_hint': 'Retrieved contexts of the calibration part with their gold value, those the newest run judged against the experts first. Adding one puts it into the draft\'s examples in the verify step\'s own form: the question, the context and the ground truth (the answer, without reference), with the gold verdict and the expert\'s rationale as the reason; edit the reason there. The whole answer is then left out of every figure of this prompt.',
   'labc.no_candidates': 'No context of the calibration part has a gold value yet.',
   'labc.add_aria': 'Add as example: context {rank} of answer #{id}',
   'labc.compare_lead': 'On {n} contexts of {responses} answers that both runs judged and the experts labelled for "{criterion}".',
@@ -83,4 +83,5 @@ export const enContexts = {
   'ctx.fig_coverage': 'Coverage (irrelevant ones caught)',
   'ctx.fig_false_failure_rate': 'Relevant ones missed',
   'audit.act.run.context_verdict': 'recorded a verdict on a retrieved context in {thing}',
+  'labc.judge': 'Judge (newest run)',
 };

@@ -70,7 +70,7 @@ export const zhContexts: Record<keyof typeof enContexts, string> = {
   'ctxr.correct_gold_hint': '仅在选择“评测模型正确”时生效：通过裁决设置这条上下文的金标准。默认选中评测模型的判断。',
   'ctxr.err_conflict': '在你打开之后，有人记录了结论或修改了这条上下文的金标准：页面显示的是他们的记录，你的选择仍保留在表单中。',
   'labc.pick': '从专家的上下文标注中挑选少样本示例',
-  'labc.pick_hint': '校准集中已有金标准的检索上下文。添加后，它会以 verify 步骤自己的格式放入草稿的示例：问题、这条上下文和标准答案（无参考版本为回答），输出为金标准判断，理由取自专家的标注理由，可在草稿中修改。该回答随后不计入此提示词的任何指标。',
+  'labc.pick_hint': '校准集中已有金标准的检索上下文，最近一次运行判断与专家不一致的排在前面。添加后，它会以 verify 步骤自己的格式放入草稿的示例：问题、这条上下文和标准答案（无参考版本为回答），输出为金标准判断，理由取自专家的标注理由，可在草稿中修改。该回答随后不计入此提示词的任何指标。',
   'labc.no_candidates': '校准集中还没有带金标准的上下文。',
   'labc.add_aria': '添加为示例：回答 #{id} 的第 {rank} 条上下文',
   'labc.compare_lead': '基于两次运行都已判断、且专家已就“{criterion}”标注的 {n} 条上下文，来自 {responses} 个回答。',
@@ -85,4 +85,5 @@ export const zhContexts: Record<keyof typeof enContexts, string> = {
   'ctx.fig_coverage': '覆盖率（识别出的不相关）',
   'ctx.fig_false_failure_rate': '漏判的相关上下文',
   'audit.act.run.context_verdict': '在 {thing} 上记录了对一条检索上下文的审查结论',
+  'labc.judge': '评测模型（最近一次运行）',
 };

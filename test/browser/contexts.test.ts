@@ -210,6 +210,22 @@ describe('per-context calibration: label contexts, run context_precision, report
     expect(stored).toEqual({ verdict: 'expert_right', note: NOTE, version: 1 });
   });
 
+  it('offers the experts\' context labels as examples of the verify step in the prompt lab', async () => {
+    const page = pages[1]!;
+    const t = en;
+    await page.goto(`${app.url}/datasets/${datasetId}/prompt-lab?metric=context_precision&step=verify`);
+    const candidates = page.getByRole('region', { name: t('labc.pick') });
+    const first = candidates.getByRole('button', { name: new RegExp(`^${t('lab.add_example')}: `) }).first();
+    await first.click();
+    await page.waitForLoadState('load');
+    const examples = JSON.parse(await page.getByLabel(t('metrics.examples'), { exact: true }).inputValue()) as { input: { context: string }; output: { verdict: number } }[];
+    // The built-in prompt's two examples, and the expert's context after them.
+    expect(examples).toHaveLength(3);
+    expect(Object.keys(examples[2]!.input)).toEqual(['question', 'context', 'answer']);
+    expect(Object.keys(examples[2]!.output)).toEqual(['reason', 'verdict']);
+    await screenshot(page, 'contexts-07-prompt-lab-verify-en');
+  });
+
   it('reads the report and the reviewed context in Chinese', async () => {
     const page = await personPage('zh-CN');
     const t = zh;

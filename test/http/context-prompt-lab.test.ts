@@ -6,6 +6,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { loginAs, startTestApp, type Client, type TestApp } from '../helpers.ts';
 import { holdoutPart } from '../../server/calibration/holdout.ts';
 import { VerificationSchema, VerifyInput } from '../../server/judge/metrics/context-precision.ts';
+import { compareContext } from '../../server/calibration/report-context.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
 import { OUTDATED_HINT, runContextPrecision, scriptJudge, seedContexts } from '../calibration/context-fixture.ts';
 
@@ -43,9 +44,16 @@ describe('prompt lab for the verify step', () => {
     expect(page.status).toBe(200);
     expect(page.text).toMatch(/Few-shot examples from the experts(&#39;|') context labels/);
     expect(page.text).toMatch(new RegExp(`<option value="${criterionId}" selected[^>]*>relevant</option>`));
-    const offered = [...page.text.matchAll(/name="example" value="(\d+):(\d+)"/g)].map((m) => Number(m[1]));
+    const offered = [...page.text.matchAll(/name="example" value="(\d+):(\d+)"/g)].map((m) => ({ id: Number(m[1]), index: Number(m[2]) }));
     expect(offered.length).toBe(40);
-    expect(offered.every((id) => holdoutPart(seed, id) === 'calibration')).toBe(true);
+    expect(offered.every(({ id }) => holdoutPart(seed, id) === 'calibration')).toBe(true);
+    // The contexts the newest run judged against the experts come first: the examples that teach something.
+    const rows = new Map(app.ctx.contextCalibration.responses({ criterion: app.ctx.criteria.get(criterionId)!, run: baseline, part: 'calibration', holdoutSeed: seed })
+      .map((r) => [r.id, r]));
+    const wrong = offered.map(({ id, index }) => compareContext(rows.get(id)!, index)!.disagrees);
+    expect(wrong[0]).toBe(true);
+    const firstRight = wrong.indexOf(false);
+    expect(firstRight === -1 || wrong.slice(firstRight).every((w) => !w)).toBe(true);
   });
 
   it('adds an expert-labelled context as an example in the verify step\'s own schema, and refuses a held-out one', async () => {
