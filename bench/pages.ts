@@ -42,6 +42,10 @@ const PAGES: [string, (s: Seeded) => string][] = [
   ['calibration report', (s) => `/datasets/${s.datasetId}/calibration?criterion=${s.criterionId}&run=${s.runId}`],
   ['prompt lab', (s) => `/datasets/${s.datasetId}/prompt-lab?criterion=${s.criterionId}`],
   ['export page', (s) => `/datasets/${s.datasetId}/export`],
+  ['per-context calibration', (s) => `/datasets/${s.datasetId}/calibration/contexts?criterion=${s.contextCriterionId}&run=${s.contextRunId}&part=all`],
+  ['context disagreements', (s) => `/runs/${s.contextRunId}/review/contexts?criterion=${s.contextCriterionId}`],
+  ['context under review', (s) => `/runs/${s.contextRunId}/review/contexts/${s.responseId}/2?criterion=${s.contextCriterionId}`],
+  ['prompt lab, verify step', (s) => `/datasets/${s.datasetId}/prompt-lab?metric=context_precision&step=verify&criterion=${s.contextCriterionId}`],
 ];
 
 async function time(client: Client, url: string): Promise<number> {

@@ -17,6 +17,7 @@ import { promptStore } from './judge/prompt-store.ts';
 import { metricRegistry } from './judge/registry.ts';
 import { runManager } from './judge/runner.ts';
 import { calibrationService } from './calibration/service.ts';
+import { contextCalibrationService } from './calibration/context-service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
 import { accessFacts } from './access/facts.ts';
@@ -52,6 +53,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     registry,
     runner: runManager(db, log, audit, { settings, prompts, registry }),
     calibration: calibrationService(db, audit, derived),
+    contextCalibration: contextCalibrationService(db, derived),
     waiting: waitingQueries(db),
     holdoutLooks: holdoutLookQueries(db),
     estimates: estimateService(db, audit, derived),

@@ -29,6 +29,8 @@ import { runRoutes } from './judge/run-routes.ts';
 import { metricRoutes } from './judge/metric-routes.ts';
 import { calibrationRoutes } from './calibration/routes.ts';
 import { estimateRoutes } from './estimate/routes.ts';
+import { contextCalibrationRoutes } from './calibration/context-routes.ts';
+import { contextReviewRoutes } from './review/context-routes.ts';
 import { labRoutes } from './calibration/lab-routes.ts';
 import { reviewRoutes } from './review/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
@@ -145,7 +147,10 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.use(metricRoutes(ctx));
   app.use(calibrationRoutes(ctx));
   app.use(estimateRoutes(ctx));
+  app.use(contextCalibrationRoutes(ctx));
   app.use(labRoutes(ctx));
+  // Before reviewRoutes: its /runs/:id/review/:rid would take /runs/:id/review/contexts.
+  app.use(contextReviewRoutes(ctx));
   app.use(reviewRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));

@@ -14,6 +14,8 @@ import { cmdScore, ScoreUsageError } from './judge/cli.ts';
 import { CalibrationUsageError, cmdGate, cmdReport } from './calibration/cli.ts';
 import { cmdEstimate, cmdSample, EstimateUsageError } from './estimate/cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
+import { DECLARED_TYPES, type DeclaredType } from './importexport/import-labels.ts';
+import { labelErrorMessage } from './importexport/messages.ts';
 import { UserError } from './users/service.ts';
 import { ArchivedError } from './datasets/archived.ts';
 import { LIMITS } from './limits.ts';
@@ -23,7 +25,7 @@ const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
   import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|goldset]
-         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...] [--run NAME]
+         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric|context-binary ...] [--run NAME]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
         from a Ragas-style file into a dataset, creating it if needed
   export --dataset NAME --format ragas-jsonl|ragas-csv|spreadsheet-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
@@ -94,7 +96,7 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
     if (result.scoreError) throw new UsageError(result.scoreError);
     if (result.criterionError) throw new UsageError(`human.${result.criterionError.criterion}: ${translator('en')(result.criterionError.key, result.criterionError.params)}`);
     const lines = result.labelErrors
-      ? result.labelErrors.map((e) => `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'`)
+      ? result.labelErrors.map((e) => ((e.problem ?? 'value') === 'value' ? `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'` : labelErrorMessage(e, translator('en'))))
       : result.errors.map((e) => e.message);
     const more = result.totalErrors - result.errors.length;
     if (out.json) out.print('', { ok: false, dataset: dataset.name, dataset_created: created, errors: lines, total_errors: result.totalErrors });
@@ -128,15 +130,15 @@ function annotatorFor(ctx: AppContext, email: string): number {
   return id;
 }
 
-const KINDS = ['binary', 'categorical', 'ordinal', 'numeric'] as const;
+const KINDS = DECLARED_TYPES;
 
 /** --criterion-type NAME=KIND, repeatable. */
-function criterionTypes(values: unknown): Record<string, (typeof KINDS)[number]> {
-  const out: Record<string, (typeof KINDS)[number]> = {};
+function criterionTypes(values: unknown): Record<string, DeclaredType> {
+  const out: Record<string, DeclaredType> = {};
   for (const v of (Array.isArray(values) ? values : values ? [values] : []) as string[]) {
     const [name, kind] = v.split('=');
-    if (!name || !KINDS.includes(kind as (typeof KINDS)[number])) throw new UsageError(`--criterion-type takes NAME=${KINDS.join('|')}, got ${v}`);
-    out[name.trim().toLowerCase()] = kind as (typeof KINDS)[number];
+    if (!name || !KINDS.includes(kind as DeclaredType)) throw new UsageError(`--criterion-type takes NAME=${KINDS.join('|')}, got ${v}`);
+    out[name.trim().toLowerCase()] = kind as DeclaredType;
   }
   return out;
 }

@@ -153,12 +153,18 @@ export async function loginAs(app: TestApp, email: string, role: 'admin' | 'expe
 }
 
 /** A dataset seeded at scale for the query-count test and bench/pages.ts; ids of one of each thing in it. */
-export interface ScaleDataset { datasetId: number; runId: number; firstRunId: number; responseId: number; sampleId: number; criterionId: number }
+export interface ScaleDataset {
+  datasetId: number; runId: number; firstRunId: number; responseId: number; sampleId: number; criterionId: number;
+  /** The per-context criterion "relevant" and a context_precision run with a verdict per context. */
+  contextCriterionId: number; contextRunId: number;
+}
 
 /**
  * Imports a dataset of `items` items: each a sample with an answer, two retrieved contexts and a tag,
- * labelled by two experts (the second disagrees on every third item), and judged by `runs` imported
- * runs (one from the first expert's file, the rest from score-only files). Files are written in
+ * labelled by two experts (the second disagrees on every third item; per context, on every fifth
+ * second context), and judged by `runs` imported runs (one from the first expert's file, the rest
+ * from score-only files) and by a context_precision run whose trace keeps a verdict and a reason
+ * per context (written directly: the fake judge is not needed). Files are written in
  * chunks of 1,000 rows, so 100,000 items never sit in memory as one string. Needs the admin of
  * setupAdmin.
  */
@@ -184,15 +190,25 @@ export async function seedScaleDataset(app: TestApp, name: string, items: number
   };
   for (const [k, who] of ['li', 'wang'].entries()) {
     const annotatorId = (await ctx.users.createUser(null, { email: `${who}-${name}@example.com`, name: who, role: 'expert', password: 'a long enough password' })).id;
-    await importFile(path.join(app.dir, `${name}-${who}.jsonl`), (i) => ({ ...record(i), 'human.correct': (i % 2 === 0) !== (k === 1 && i % 3 === 0) ? 'yes' : 'no' }),
+    await importFile(path.join(app.dir, `${name}-${who}.jsonl`), (i) => ({ ...record(i), 'human.correct': (i % 2 === 0) !== (k === 1 && i % 3 === 0) ? 'yes' : 'no',
+      'human.relevant': [1, k === 1 && i % 5 === 0 ? 1 : 0] }),
       { annotatorId, ...(k === 0 && runs > 0 ? { runName: 'judge-v1' } : {}) });
   }
   for (let k = 2; k <= runs; k++) await importFile(path.join(app.dir, `${name}-run-${k}.jsonl`), record, { runName: `judge-v${k}` });
   const one = (sql: string) => ctx.db.prepare(sql).pluck().get(datasetId) as number;
+  const runId = one('SELECT max(id) FROM run WHERE dataset_id = ?');
+  const firstRunId = one('SELECT min(id) FROM run WHERE dataset_id = ?');
+  const contextRunId = Number(ctx.db.prepare(`INSERT INTO run (dataset_id, name, metric_key, source, status, n_total)
+    VALUES (?, 'verify-v1', 'context_precision', 'goldset', 'done', ?)`).run(datasetId, items).lastInsertRowid);
+  ctx.db.prepare(`INSERT INTO score (run_id, response_id, status, value, trace)
+    SELECT @run, r.id, 'ok', 1.0, json_object(
+      'steps', json_array(json_object('step', 'verify', 'parsed', json_object('reason', '通讯录写明张伟在研发部。', 'verdict', 1)),
+        json_object('step', 'verify', 'parsed', json_object('reason', '与问题无关。', 'verdict', r.id % 4 = 0))),
+      'values', json_object('verdicts', json_array(1, r.id % 4 = 0)), 'computation', '')
+    FROM response r WHERE r.dataset_id = @ds`).run({ run: contextRunId, ds: datasetId });
   return {
-    datasetId,
-    runId: one('SELECT max(id) FROM run WHERE dataset_id = ?'),
-    firstRunId: one('SELECT min(id) FROM run WHERE dataset_id = ?'),
+    datasetId, runId, firstRunId, contextRunId,
+    contextCriterionId: one("SELECT id FROM criterion WHERE dataset_id = ? AND name = 'relevant'"),
     responseId: one('SELECT min(id) FROM response WHERE dataset_id = ?'),
     sampleId: one('SELECT min(id) FROM sample WHERE dataset_id = ?'),
     criterionId: one('SELECT min(id) FROM criterion WHERE dataset_id = ?'),

@@ -395,3 +395,6 @@ export function KappaThresholdChart(props: { curve: readonly { threshold: number
     </Frame>
   );
 }
+
+// The building blocks, for charts kept in their own files (charts-context.tsx).
+export { colour, domainOf, Frame, H, Legend, linear, M, ticks, W, XAxisTitle, XTicks, YAxis, fmt as tickText };

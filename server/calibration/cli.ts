@@ -1,6 +1,8 @@
 // `goldset report` (judge vs experts, as one JSON object other programs read) and `goldset gate` (CI).
 import type { AppContext } from '../app-context.ts';
 import type { CalibrationReport } from './report.ts';
+import { contextJson, isContextReport, type ContextReport } from './report-context.ts';
+import { isContextPrecisionMetric } from './context-service.ts';
 import { PARTS, strengthOf, type Part } from './service.ts';
 import { keepEstimate, minTrueChecks } from '../estimate/cli.ts';
 
@@ -12,11 +14,12 @@ const COMMON = ['n', 'excluded', 'pearson', 'spearman', 'kendall_tau_b', 'mae', 
 const BINARY = ['threshold', 'accuracy', 'precision', 'recall', 'f1', 'cohen_kappa', 'roc_auc', 'best_threshold', 'confusion', 'coverage', 'false_failure_rate', 'alignment'] as const;
 
 /** Exactly the keys the issue names, in that order; other programs parse them. */
-export function reportJson(report: CalibrationReport): Record<string, unknown> {
+export function reportJson(report: CalibrationReport | ContextReport): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of COMMON) out[k] = report[k];
   if (report.kind === 'binary') for (const k of BINARY) out[k] = report[k];
   out.ci95 = Object.fromEntries(Object.entries(report.ci95).filter(([k]) => k in out));
+  if (isContextReport(report)) Object.assign(out, contextJson(report));
   return out;
 }
 
@@ -30,22 +33,44 @@ export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out
   if (!dataset) throw new CalibrationUsageError(`no dataset named "${String(o.dataset)}"`);
   const criterion = ctx.criteria.queries.byName(dataset.id, need('criterion'));
   if (!criterion) throw new CalibrationUsageError(`no criterion "${String(o.criterion)}" in "${dataset.name}"`);
-  if (criterion.target !== 'response') throw new CalibrationUsageError(`criterion "${criterion.name}" is about each context; calibration compares response-level criteria`);
   const run = ctx.runner.queries.byName(dataset.id, need('run'), need('metric'));
   if (!run) throw new CalibrationUsageError(`no run "${String(o.run)}" for metric ${String(o.metric)} in "${dataset.name}" (score it, or import it with: import FILE --dataset NAME --run NAME)`);
+  if (criterion.target === 'context' && !isContextPrecisionMetric(run.metric_key)) {
+    throw new CalibrationUsageError(`criterion "${criterion.name}" is about each context: calibrate it against a context_precision run (its verdicts per context), not ${run.metric_key}`);
+  }
   const threshold = o.threshold === undefined ? undefined : Number(o.threshold);
   if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new CalibrationUsageError('--threshold takes a number from 0 to 1');
   const part = (o.part as Part | undefined) ?? 'all';
   if (!PARTS.includes(part)) throw new CalibrationUsageError('--part takes all, calibration or held_out');
   const input = { criterion, run, part, threshold, holdoutSeed: dataset.holdout_seed };
-  const { report, pairs } = ctx.calibration.report(input);
-  keepEstimate(ctx, ctx.calibration.record(null, input, report, pairs.map((p) => p.id)), { criterion, run, threshold: threshold ?? 0.5 });
+  const { report, ids } = criterion.target === 'context'
+    ? (({ report, responses }) => ({ report, ids: responses.map((r) => r.id) }))(ctx.contextCalibration.report(input))
+    : (({ report, pairs }) => ({ report, ids: pairs.map((p) => p.id) }))(ctx.calibration.report(input));
+  const calibrationId = ctx.calibration.record(null, input, report, ids);
+  // The true score is an answer-level figure: a per-context calibration keeps none.
+  if (criterion.target !== 'context') keepEstimate(ctx, calibrationId, { criterion, run, threshold: threshold ?? 0.5 });
   const data = reportJson(report);
-  const lines = [`${criterion.name} vs ${run.metric_key} (run "${run.name}", ${part}): n = ${report.n}${report.meaningful ? '' : ' — fewer than 20 items: not yet meaningful'}`,
+  const unit = isContextReport(report) ? ` contexts of ${report.responses} responses (intervals: bootstrap over responses)` : '';
+  const lines = [`${criterion.name} vs ${run.metric_key} (run "${run.name}", ${part}): n = ${report.n}${unit}${report.meaningful ? '' : ' — fewer than 20 items: not yet meaningful'}`,
     `excluded: ${Object.entries(report.excluded).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    ...Object.entries(data).filter(([k]) => !['n', 'excluded', 'ci95'].includes(k)).map(([k, v]) => `  ${k.padEnd(20)} ${fmt(v)}${report.ci95[k] ? `  [${report.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : ''}`)];
+    ...Object.entries(data).filter(([k]) => !['n', 'excluded', 'ci95', ...CONTEXT_KEYS].includes(k)).map(([k, v]) => `  ${k.padEnd(20)} ${fmt(v)}${report.ci95[k] ? `  [${report.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : ''}`),
+    ...(isContextReport(report) ? contextLines(report) : [])];
   out.print(lines.join('\n'), data);
   return 0;
+}
+
+const CONTEXT_KEYS = ['unit', 'ci_method', 'by_rank', 'item_level'];
+
+/** The per-context report's by-rank table and per-answer figures, as text. */
+function contextLines(report: ContextReport): string[] {
+  const item = report.item_level;
+  const ci = (k: 'pearson' | 'spearman' | 'mae') => (item.ci95[k] ? ` [${item.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : '');
+  return [
+    'by rank (5 = 5 and beyond):  rank  n  kappa  accuracy  gold_rate  judge_rate',
+    ...report.by_rank.map((r) => `  ${String(r.rank).padStart(4)} ${String(r.n).padStart(6)}  ${fmt(r.kappa)}  ${fmt(r.accuracy)}  ${fmt(r.gold_rate)}  ${fmt(r.judge_rate)}`),
+    `per answer, context precision from gold vs the judge's score: n = ${item.n} (apart: ${item.no_relevant} with no relevant context, ${item.partial_gold} with partial gold)`,
+    `  pearson ${fmt(item.pearson)}${ci('pearson')}  spearman ${fmt(item.spearman)}${ci('spearman')}  mae ${fmt(item.mae)}${ci('mae')}`,
+  ];
 }
 
 /** Non-zero when a metric's mean is below its minimum or its calibration is too weak (or missing) to trust. */

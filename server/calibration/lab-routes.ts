@@ -8,6 +8,7 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
+import type { Criterion } from '../criteria/queries.ts';
 import type { PromptInUse, PromptTemplate } from '../judge/types.ts';
 import { RunError } from '../judge/runner.ts';
 import { holdoutPart } from './holdout.ts';
@@ -15,7 +16,10 @@ import { comparePromptVersions } from './compare.ts';
 import { exampleItems } from './service.ts';
 import { LIMITS } from '../limits.ts';
 import { inDataset } from '../datasets/scoped.ts';
+import { isContextStep, labContext, parseCandidateValue } from './lab-context.ts';
+import { compareContextRuns } from './compare-context.ts';
 import { ComparePage, PromptLabPage, type ExampleCandidate, type LabState } from '../../views/pages/prompt-lab.tsx';
+import { ContextComparePage } from '../../views/pages/compare-context.tsx';
 import { HoldoutConfirmPage } from '../../views/pages/holdout-looks.tsx';
 
 const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown(), response_id: z.number().int().optional() }).loose());
@@ -30,7 +34,18 @@ const Draft = z.object({
 export function labRoutes(app: AppContext): Router {
   const r = Router();
   const expert = requireRole('expert', app.log);
-  const { datasets, registry, prompts, criteria, calibration, runner, responses } = app;
+  const { datasets, registry, prompts, criteria, calibration, runner, responses, contextCalibration } = app;
+  const lab = labContext(app.db, contextCalibration);
+
+  /**
+   * Which items may become examples for this user: never one of an estimation sample (the true score's
+   * sample must stay random), and only items whose labels the user may read (access/permissions.ts).
+   */
+  function offeredTo(user: Request['user'], datasetId: number): (responseId: number) => boolean {
+    const sampled = app.estimates.sampledIds(datasetId);
+    const readable = app.access.readableItems(user, datasetId);
+    return (id) => !sampled.has(id) && (readable === null || readable.has(id));
+  }
 
   function llmMetrics(datasetId: number): string[] {
     return [...registry.builtinKeys(), ...registry.custom(datasetId).map((m) => m.key)].filter((k) => registry.get(datasetId, k)?.kind === 'llm');
@@ -45,8 +60,8 @@ export function labRoutes(app: AppContext): Router {
       AND (a.rationale <> '' OR a.corrected_answer <> '') ORDER BY a.submitted_at LIMIT 1)
     WHERE r.id IN (SELECT value FROM json_each(?))`);
 
-  /** Items of each holdout part that have a gold value for the criterion, in id order. */
-  function parts(dataset: DatasetRow, gold: ReadonlyMap<number, string>): Record<'calibration' | 'held_out', number[]> {
+  /** Items of each holdout part that have a gold value for the criterion (per-context: for any context), in id order. */
+  function parts(dataset: DatasetRow, gold: ReadonlyMap<number, unknown>): Record<'calibration' | 'held_out', number[]> {
     const out = { calibration: [] as number[], held_out: [] as number[] };
     for (const id of gold.keys()) out[holdoutPart(dataset.holdout_seed, id)].push(id);
     out.calibration.sort((a, b) => a - b);
@@ -54,8 +69,11 @@ export function labRoutes(app: AppContext): Router {
     return out;
   }
 
+  const goldOf = (criterion: Criterion): ReadonlyMap<number, unknown> =>
+    (criterion.target === 'context' ? contextCalibration.goldFor(criterion) : calibration.goldFor(criterion));
+
   const partIds = (dataset: DatasetRow, criterionId: number, part: 'calibration' | 'held_out'): number[] =>
-    parts(dataset, calibration.goldFor(criteria.get(criterionId)!))[part];
+    parts(dataset, goldOf(criteria.get(criterionId)!))[part];
 
   /**
    * The lab's state for a user; few-shot candidates show gold values and expert rationales, so only
@@ -63,29 +81,39 @@ export function labRoutes(app: AppContext): Router {
    */
   function state(dataset: DatasetRow, user: Request['user'], q: Record<string, unknown>, draft?: PromptTemplate): LabState | null {
     const metrics = llmMetrics(dataset.id);
-    const metricKey = metrics.includes(String(q.metric)) ? String(q.metric) : metrics[0];
-    const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
-    const criterion = cs.find((c) => c.id === Number(q.criterion)) ?? cs[0];
-    if (!metricKey || !criterion) return null;
+    const all = criteria.forDataset(dataset.id);
+    // A dataset labelled only per context starts on the step those labels speak to.
+    const fallback = !all.some((c) => c.target === 'response') && all.some((c) => c.target === 'context') && metrics.includes('context_precision') ? 'context_precision' : metrics[0];
+    const metricKey = metrics.includes(String(q.metric)) ? String(q.metric) : fallback;
+    if (!metricKey) return null;
     const metric = registry.get(dataset.id, metricKey)!;
     const steps = metric.steps.map((s) => s.step);
     const step = steps.includes(String(q.step)) ? String(q.step) : steps[0]!;
+    // The verify step is judged per retrieved context: its examples and figures come from per-context criteria.
+    const contextStep = isContextStep(metricKey, step);
+    const cs = all.filter((c) => c.target === (contextStep ? 'context' : 'response'));
+    const criterion = cs.find((c) => c.id === Number(q.criterion)) ?? cs[0];
+    if (!criterion) return null;
     const current = prompts.resolve(dataset.id, metric, dataset.language)[step]!;
-    const gold = calibration.goldFor(criterion);
-    const split = parts(dataset, gold);
-    // Items of an estimation sample never become examples: the true score's sample must stay random.
-    const sampled = app.estimates.sampledIds(dataset.id);
-    const readable = app.access.readableItems(user, dataset.id);
-    const shown = split.calibration.filter((id) => !sampled.has(id) && (readable === null || readable.has(id))).slice(0, 40);
-    const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
-    const candidates: ExampleCandidate[] = shown.flatMap((id) => {
-      const r = rows.get(id);
-      return r ? [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '' }] : [];
-    });
+    const split = parts(dataset, goldOf(criterion));
+    const isOffered = offeredTo(user, dataset.id);
+    const offered = split.calibration.filter(isOffered);
+    let candidates: ExampleCandidate[] = [];
+    if (!contextStep) {
+      const gold = calibration.goldFor(criterion);
+      const shown = offered.slice(0, 40);
+      const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
+      candidates = shown.flatMap((id) => {
+        const r = rows.get(id);
+        return r ? [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '' }] : [];
+      });
+    }
+    const runs = runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset');
     return {
       metric: metricKey, metrics, step, steps, criterion, criteria: cs, current,
+      contextCandidates: contextStep ? lab.candidates(dataset, criterion, runs.find((x) => x.status === 'done'), isOffered) : null,
       draft: draft ?? { instruction: current.instruction, output_format: current.output_format, examples: current.examples, language: current.language },
-      candidates, runs: runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset'),
+      candidates, runs,
       parts: { calibration: split.calibration.length, held_out: split.held_out.length },
       heldOutLooks: app.holdoutLooks.count(dataset.id, metricKey),
     };
@@ -121,20 +149,30 @@ export function labRoutes(app: AppContext): Router {
     const base = state(dataset, req.user, req.body as Record<string, unknown>);
     if (!base) return sendError(req, res, 422, req.t('lab.needs'));
     if ('error' in read) return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: base, errors: { examples: read.error } }), 422);
-    const resp = inDataset(app, dataset.id).response(req.body?.example);
+    const picked = base.contextCandidates ? parseCandidateValue(req.body?.example) : null;
+    const resp = inDataset(app, dataset.id).response(picked ? String(picked.responseId) : req.body?.example);
     if (!resp) return sendError(req, res, 404, req.t('err.not_found'));
     const id = resp.id;
     // Only items of the calibration part may become examples: the held-out part stays unseen.
     if (holdoutPart(dataset.holdout_seed, id) !== 'calibration') return sendError(req, res, 422, req.t('lab.not_calibration_item'));
     // The candidates are the items whose labels this user may read (see state()).
-    const c = base.candidates.find((x) => x.response_id === id);
-    if (!c) return sendError(req, res, 404, req.t('err.not_found'));
-    const example = {
-      input: { question: resp.question, answer: resp.answer, ground_truth: resp.ground_truth, contexts: JSON.parse(resp.retrieved_contexts) as string[] },
-      output: { value: c.gold, reason: c.rationale, ...(c.corrected_answer ? { corrected_answer: c.corrected_answer } : {}) },
-      response_id: id,
-    };
-    const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => (e as { response_id?: number }).response_id !== id), example] };
+    let example: PromptTemplate['examples'][number] | null = null;
+    if (base.contextCandidates) {
+      // Any labelled context of an offered item (see state()), not only those listed first.
+      const offered = picked && offeredTo(req.user, dataset.id)(id);
+      example = offered ? lab.example(dataset, base.metric, base.criterion, id, picked.index, read.draft.language) : null;
+    } else {
+      const c = base.candidates.find((x) => x.response_id === id);
+      example = c ? {
+        input: { question: resp.question, answer: resp.answer, ground_truth: resp.ground_truth, contexts: JSON.parse(resp.retrieved_contexts) as string[] },
+        output: { value: c.gold, reason: c.rationale, ...(c.corrected_answer ? { corrected_answer: c.corrected_answer } : {}) },
+        response_id: id,
+      } : null;
+    }
+    if (!example) return sendError(req, res, 404, req.t('err.not_found'));
+    // One example per item; per context for the verify step (a relevant and an irrelevant context of one answer make a good pair).
+    const same = (e: PromptTemplate['examples'][number]) => e.response_id === id && (!picked || e.input['context'] === example.input['context']);
+    const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => !same(e)), example] };
     sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft } }));
   });
 
@@ -201,6 +239,13 @@ export function labRoutes(app: AppContext): Router {
     if (!dataset || !a || !b || !criterion) return sendError(req, res, 404, req.t('err.not_found'));
     const input = (run: typeof a) => ({ criterion, run, part: 'all' as const, holdoutSeed: dataset.holdout_seed });
     const exclude = new Set([...exampleItems(a), ...exampleItems(b)]);
+    if (criterion.target === 'context') {
+      // Two reports and two paired bootstraps over every answer: kept while the dataset is unchanged, like the report.
+      const cmp = app.derived.get(dataset.id, `context-compare:${criterion.id}:${a.id}:${b.id}:${dataset.holdout_seed}`,
+        () => compareContextRuns(contextCalibration.responses(input(a)), contextCalibration.responses(input(b)), { exclude }));
+      return sendDocument(res, ContextComparePage({ ctx: pageContext(req), dataset: { id: dataset.id, name: dataset.name }, criterion: { id: criterion.id, name: criterion.name },
+        a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, cmp }));
+    }
     const cmp = comparePromptVersions(calibration.pairs(input(a)), calibration.pairs(input(b)), criterion.kind, 0.5, { exclude,
       ...(criterion.kind === 'ordinal' || criterion.kind === 'categorical' ? { categories: criterion.kind === 'ordinal'
         ? Array.from({ length: criterion.scale_max! - criterion.scale_min! + 1 }, (_, i) => String(criterion.scale_min! + i)) : criterion.options.map((o) => o.value) } : {}) });

@@ -11,23 +11,42 @@ import { expertKappa, one, type StatGroup } from './report-shared.ts';
 export function binaryFigures(x: Float64Array, g: Float64Array, cells: Cells, threshold: number, stats: StatGroup[]) {
   const pass = Array.from(g, (v) => v === 1);
   const c = confusionAt(x, pass, threshold);
-  const eg = evalGenAlignment(c);
   const best = bestThreshold(x, pass);
-  const figures = {
+  const figures = confusionFigures(c, threshold, { roc_auc: rocAuc(x, pass), best_threshold: best?.threshold ?? null, best_threshold_kappa: best?.kappa ?? null });
+  binaryIntervals(cells, threshold, figures, stats);
+  return { figures, figure_n: binaryFigureN(c, x.length) };
+}
+
+/** The binary figures of a confusion count, in the report's key order; ROC AUC and the best threshold come from the scores. */
+export function confusionFigures(c: Confusion, threshold: number, fromScores: { roc_auc: number | null; best_threshold: number | null; best_threshold_kappa: number | null }) {
+  const eg = evalGenAlignment(c);
+  return {
     threshold,
     accuracy: accuracy(c),
     precision: precision(c),
     recall: recall(c),
     f1: f1(c),
     cohen_kappa: expertKappa(c),
-    roc_auc: rocAuc(x, pass),
-    best_threshold: best?.threshold ?? null,
-    best_threshold_kappa: best?.kappa ?? null,
+    roc_auc: fromScores.roc_auc,
+    best_threshold: fromScores.best_threshold,
+    best_threshold_kappa: fromScores.best_threshold_kappa,
     confusion: c,
     coverage: eg.coverage,
     false_failure_rate: eg.false_failure_rate,
     alignment: eg.alignment,
   };
+}
+
+/** What each binary figure's value rests on: all n items, or those the judge / the experts pass or fail. */
+export function binaryFigureN(c: Confusion, n: number): Record<string, number> {
+  return {
+    accuracy: n, precision: c.tp + c.fp, recall: c.tp + c.fn, f1: n, cohen_kappa: n, roc_auc: n, best_threshold: n,
+    coverage: c.tn + c.fp, false_failure_rate: c.tp + c.fn, alignment: n,
+  };
+}
+
+/** The resampled binary figures (κ, accuracy, F1, alignment from one confusion count per resample; ROC AUC). */
+export function binaryIntervals(cells: Cells, threshold: number, figures: ReturnType<typeof confusionFigures>, stats: StatGroup[]): void {
   // One confusion count per resample serves all four confusion-based figures; a figure undefined
   // on the full sample gets no interval.
   const metrics: [string, (c: Confusion) => number | null, number | null][] = [
@@ -53,12 +72,6 @@ export function binaryFigures(x: Float64Array, g: Float64Array, cells: Cells, th
     });
   }
   stats.push(one('roc_auc', figures.roc_auc === null ? null : cells, rocAucCells));
-  const n = x.length;
-  const figure_n = {
-    accuracy: n, precision: c.tp + c.fp, recall: c.tp + c.fn, f1: n, cohen_kappa: n, roc_auc: n, best_threshold: n,
-    coverage: c.tn + c.fp, false_failure_rate: c.tp + c.fn, alignment: n,
-  };
-  return { figures, figure_n };
 }
 
 /**

@@ -3,8 +3,8 @@
 // The kinds themselves: report.ts (response-level: the entry point and numeric), report-binary.ts,
 // report-ordinal.ts, report-categorical.ts, report-context.ts (one retrieved context per unit).
 
-import { createRng, kappaFromConfusion, quantileSorted } from '../stats/index.ts';
-import type { Cells, CellStat, Confusion } from '../stats/index.ts';
+import { clusterCount, createRng, kappaFromConfusion, quantileSorted } from '../stats/index.ts';
+import type { Cells, CellStat, Clusters, Confusion } from '../stats/index.ts';
 
 export const EXCLUSION_REASONS = ['used_as_example', 'no_gold_label', 'judge_error', 'no_score'] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
@@ -64,29 +64,29 @@ export function one(name: string, cells: Cells | null, make?: (c: Cells) => Cell
  * for a seed, resamples where a statistic is null skipped, null below half valid, type-7
  * quantiles), and the *On factories count the same cells, so each interval equals
  * bootstrapCI(n, stat, { resamples, seed }).
+ *
+ * With `clusters`, a resample draws whole clusters (the contexts of one response) instead of items,
+ * and each interval equals stats' clusterBootstrapCI(clusters, stat, { resamples, seed }).
  */
-export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resamples: number, seed: number): Record<string, Interval | null> {
+export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resamples: number, seed: number, clusters?: Clusters): Record<string, Interval | null> {
   const out: Record<string, Interval | null> = {};
   for (const g of groups) for (const name of g.names) out[name] = null;
   const live = groups.filter((g) => g.stat !== null && g.cells !== null && n > 0);
   if (live.length === 0) return out;
+  if (clusters && clusters.items.length !== n) throw new RangeError('bootstrapIntervals: the clusters must hold the n items');
   // One count per distinct cell assignment (cells derived for errors share their item → cell map).
   const counts = new Map<Uint32Array, Float64Array>();
   for (const g of live) if (!counts.has(g.cells!.cellOf)) counts.set(g.cells!.cellOf, new Float64Array(g.cells!.x.length));
   const weights = live.map((g) => counts.get(g.cells!.cellOf)!);
   const tallies = [...counts.entries()];
   const rng = createRng(seed);
-  const idx = new Uint32Array(n);
+  const resample = clusters ? clusterResampler(clusters, tallies, rng) : itemResampler(n, tallies, rng);
   const values = live.map((g) => g.names.map(() => new Float64Array(resamples)));
   const valid = live.map((g) => new Uint32Array(g.names.length));
   for (let r = 0; r < resamples; r++) {
-    for (let i = 0; i < n; i++) idx[i] = Math.floor(rng() * n);
-    for (const [cellOf, w] of tallies) {
-      w.fill(0);
-      for (let i = 0; i < n; i++) w[cellOf[idx[i]!]!]! += 1;
-    }
+    const m = resample();
     for (let s = 0; s < live.length; s++) {
-      const vs = live[s]!.stat!(weights[s]!, n);
+      const vs = live[s]!.stat!(weights[s]!, m);
       const c = valid[s]!;
       for (let k = 0; k < vs.length; k++) {
         const v = vs[k];
@@ -103,6 +103,68 @@ export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resa
     });
   });
   return out;
+}
+
+type Tally = [cellOf: Uint32Array, w: Float64Array];
+
+/** Draws n items and counts their cells in every tally; returns the resample's size. */
+function itemResampler(n: number, tallies: readonly Tally[], rng: () => number): () => number {
+  const idx = new Uint32Array(n);
+  return () => {
+    for (let i = 0; i < n; i++) idx[i] = Math.floor(rng() * n);
+    for (const [cellOf, w] of tallies) {
+      w.fill(0);
+      for (let i = 0; i < n; i++) w[cellOf[idx[i]!]!]! += 1;
+    }
+    return n;
+  };
+}
+
+/**
+ * Draws k clusters (the same rng calls as stats' drawClusters) and counts their items' cells. Clusters
+ * whose items fall in the same cells are interchangeable, so they are grouped into types once: a
+ * resample then costs one step per drawn cluster plus one per (type, cell), not one per drawn item.
+ * With a handful of contexts per response and 0/1 verdicts and gold, there are a few dozen types.
+ */
+function clusterResampler(clusters: Clusters, tallies: readonly Tally[], rng: () => number): () => number {
+  const k = clusterCount(clusters);
+  const typeOf = new Uint32Array(k);
+  const bySignature = new Map<string, number>();
+  const entries: { cells: Uint32Array; counts: Float64Array }[][] = [];
+  const sizes: number[] = [];
+  for (let c = 0; c < k; c++) {
+    const members = clusters.items.subarray(clusters.offsets[c]!, clusters.offsets[c + 1]!);
+    const perTally = tallies.map(([cellOf]) => {
+      const n = new Map<number, number>();
+      for (const i of members) n.set(cellOf[i]!, (n.get(cellOf[i]!) ?? 0) + 1);
+      return [...n.entries()].sort((a, b) => a[0] - b[0]);
+    });
+    const signature = perTally.map((e) => e.map(([cell, count]) => `${cell}x${count}`).join(',')).join('|');
+    let t = bySignature.get(signature);
+    if (t === undefined) {
+      bySignature.set(signature, (t = entries.length));
+      entries.push(perTally.map((e) => ({ cells: Uint32Array.from(e, (x) => x[0]), counts: Float64Array.from(e, (x) => x[1]) })));
+      sizes.push(members.length);
+    }
+    typeOf[c] = t;
+  }
+  const drawn = new Float64Array(entries.length);
+  return () => {
+    drawn.fill(0);
+    for (let j = 0; j < k; j++) drawn[typeOf[Math.floor(rng() * k)]!]! += 1;
+    let m = 0;
+    for (let t = 0; t < entries.length; t++) m += drawn[t]! * sizes[t]!;
+    tallies.forEach(([, w], j) => {
+      w.fill(0);
+      for (let t = 0; t < entries.length; t++) {
+        const times = drawn[t]!;
+        if (times === 0) continue;
+        const { cells, counts } = entries[t]![j]!;
+        for (let e = 0; e < cells.length; e++) w[cells[e]!]! += times * counts[e]!;
+      }
+    });
+    return m;
+  };
 }
 
 export function isConstant(v: Float64Array): boolean {

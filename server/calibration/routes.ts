@@ -62,6 +62,12 @@ export function calibrationRoutes(app: AppContext): Router {
   r.get('/datasets/:id/calibration', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    // A per-context criterion has its own report.
+    const all = criteria.forDataset(dataset.id);
+    if (all.some((c) => c.target === 'context' && c.id === Number(req.query.criterion))) {
+      return res.redirect(302, `/datasets/${dataset.id}/calibration/contexts?${req.originalUrl.split('?')[1] ?? ''}`);
+    }
+    const contextsHref = all.some((c) => c.target === 'context') ? `/datasets/${dataset.id}/calibration/contexts` : undefined;
     const suggested = suggestions(dataset);
     const state = resolve(dataset, req.query, suggested);
     // One page context per request: reading it takes the flash message out of the session.
@@ -69,9 +75,9 @@ export function calibrationRoutes(app: AppContext): Router {
     const content = state ? body(req, ctx, dataset, state) : null;
     const runs = runner.queries.forDataset(dataset.id);
     sendPageOrFragment(req, res,
-      () => CalibrationPage({ ctx, dataset, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response'),
+      () => CalibrationPage({ ctx, dataset, criteria: all.filter((c) => c.target === 'response'),
         // An archived run asked for by id is offered too, so the picker shows what the report is about.
-        runs: state && !runs.some((r) => r.id === state.run.id) ? [state.run, ...runs] : runs, state, body: content,
+        runs: state && !runs.some((r) => r.id === state.run.id) ? [state.run, ...runs] : runs, state, body: content, contextsHref,
         suggestions: state ? { pairs: suggested.slice(0, 4), warning: pairWarning(state.criterion, state.run.metric_key) } : null }),
       () => content ?? CalibrationPage({ ctx, dataset, criteria: [], runs: [], state: null, body: null }));
   });

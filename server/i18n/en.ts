@@ -4,6 +4,7 @@ import { enJudge } from './en-judge.ts';
 import { enCalibration } from './en-calibration.ts';
 import { enReview } from './en-review.ts';
 import { enHardening } from './en-hardening.ts';
+import { enContexts } from './en-contexts.ts';
 import { enFirsthour } from './en-firsthour.ts';
 import { enEstimate } from './en-estimate.ts';
 
@@ -13,6 +14,7 @@ export const en = {
   ...enCalibration,
   ...enReview,
   ...enHardening,
+  ...enContexts,
   ...enFirsthour,
   ...enEstimate,
   'nav.skip': 'Skip to content',

@@ -5,6 +5,7 @@ import { zhJudge } from './zh-judge.ts';
 import { zhCalibration } from './zh-calibration.ts';
 import { zhReview } from './zh-review.ts';
 import { zhHardening } from './zh-hardening.ts';
+import { zhContexts } from './zh-contexts.ts';
 import { zhFirsthour } from './zh-firsthour.ts';
 import { zhEstimate } from './zh-estimate.ts';
 
@@ -14,6 +15,7 @@ export const zh: Record<MessageKey, string> = {
   ...zhCalibration,
   ...zhReview,
   ...zhHardening,
+  ...zhContexts,
   ...zhFirsthour,
   ...zhEstimate,
   'nav.skip': '跳到正文',

@@ -14,7 +14,7 @@ import type { CriterionKind } from '../criteria/values.ts';
 import type { ImportFormat } from '../io/read.ts';
 import type { RowError } from '../io/errors.ts';
 import type { SearchIndexer } from '../samples/search-index.ts';
-import { CriterionImportAbort, LabelImportAbort, resolveCriteria, writeLabels, type CriterionImportError, type LabelImportError } from './import-labels.ts';
+import { CriterionImportAbort, LabelImportAbort, resolveCriteria, writeLabels, type CriterionImportError, type DeclaredType, type LabelImportError } from './import-labels.ts';
 import { ScoreImportAbort, writeScoreRuns, type ImportedRun } from './import-scores.ts';
 import { readerThread, type QuestionRow, type ReadSummary } from './reader-thread.ts';
 import { writableGuard } from '../datasets/archived.ts';
@@ -61,7 +61,7 @@ export interface ImportOptions {
   filename?: string | undefined;
   /** Author of the file's `human.<criterion>` labels. */
   annotatorId?: number | undefined;
-  criterionTypes?: Record<string, CriterionKind> | undefined;
+  criterionTypes?: Record<string, DeclaredType> | undefined;
   /** Name of the run that the file's metric-score columns become (one run row per metric). */
   runName?: string | undefined;
 }
@@ -183,7 +183,7 @@ export function importService(db: DB, audit: AuditQueries,
     if (labelValues.size) {
       const known = new Set(deps.criteria.forDataset(datasetId).map((c) => c.name.toLowerCase()));
       try {
-        const criteria = resolveCriteria(deps.criteria, actorId, datasetId, labelValues, options.criterionTypes ?? {});
+        const criteria = resolveCriteria(deps.criteria, actorId, datasetId, labelValues, options.criterionTypes ?? {}, new Set(read.listLabels));
         for (const name of criteria.keys()) if (!known.has(name.toLowerCase())) criteriaCreated.push(name);
         labels = writeLabels(db, w.staging, datasetId, options.annotatorId!, criteria);
       } catch (err) {

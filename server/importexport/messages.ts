@@ -1,6 +1,18 @@
 // Import errors in the user's language, from the parser's stable codes and params.
-import type { Locale } from '../i18n/index.ts';
+import type { Locale, T } from '../i18n/index.ts';
 import type { RowError } from '../io/errors.ts';
+import type { LabelImportError } from './import-labels.ts';
+
+/** A label cell the import refused, in the user's language. */
+export function labelErrorMessage(e: LabelImportError, t: T): string {
+  const params = { line: e.line, criterion: e.criterion, value: e.value.slice(0, 200) };
+  switch (e.problem ?? 'value') {
+    case 'value': return t('import.label_error', { ...params, kind: t(`kind.${e.kind}`) });
+    case 'not_a_list': return t('import.label_not_a_list', params);
+    case 'unexpected_list': return t('import.label_unexpected_list', params);
+    case 'list_length': return t('import.label_list_length', { ...params, expected: e.expected ?? 0, got: e.got ?? 0 });
+  }
+}
 
 const item = (n: number | null) => (n !== null ? `（第 ${n} 项）` : '');
 

@@ -34,6 +34,8 @@ export interface ReadSummary {
   scoreColumns: string[];
   /** Criterion → the distinct values written for it (at most 1,000 each). */
   labelValues: [string, string[]][];
+  /** Criteria whose column held a list (one value per context) in some row. */
+  listLabels: string[];
 }
 
 export type ReaderMessage =

@@ -57,10 +57,11 @@ async function read(job: ReadJob): Promise<void> {
     }
   };
 
-  const summary: ReadSummary = { rows: 0, withResponse: 0, labelsWithoutAnswer: 0, errors: [], totalErrors: 0, ignored: [], scoreColumns: [], labelValues: [] };
+  const summary: ReadSummary = { rows: 0, withResponse: 0, labelsWithoutAnswer: 0, errors: [], totalErrors: 0, ignored: [], scoreColumns: [], labelValues: [], listLabels: [] };
   const ignored = new Set<string>();
   const scoreColumns = new Set<string>();
   const labelValues = new Map<string, Set<string>>();
+  const listLabels = new Set<string>();
   try {
     for await (const items of readImportBatches(job.file, { format: job.format, filename: job.filename })) {
       const rows: ReadRow[] = [];
@@ -79,7 +80,10 @@ async function read(job: ReadJob): Promise<void> {
           labelled = true;
           let values = labelValues.get(name);
           if (!values) labelValues.set(name, (values = new Set()));
-          if (values.size < 1000) values.add(row.labels[name] as string);
+          const value = row.labels[name]!;
+          if (typeof value === 'string') { if (values.size < 1000) values.add(value); continue; }
+          listLabels.add(name);
+          for (const v of value) if (v !== null && values.size < 1000) values.add(v);
         }
         if (row.response) summary.withResponse++;
         else if (labelled) summary.labelsWithoutAnswer++;
@@ -93,6 +97,7 @@ async function read(job: ReadJob): Promise<void> {
     summary.ignored = [...ignored];
     summary.scoreColumns = [...scoreColumns];
     summary.labelValues = [...labelValues].map(([name, values]) => [name, [...values]]);
+    summary.listLabels = [...listLabels];
     if (roomToSend()) post({ type: 'done', summary });
   } catch (err) {
     post({ type: 'failed', message: err instanceof Error ? err.message : String(err) });

@@ -9,7 +9,7 @@ import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
-import { rowErrorMessage } from './messages.ts';
+import { labelErrorMessage, rowErrorMessage } from './messages.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
 import { LIMITS } from '../limits.ts';
 
@@ -61,7 +61,7 @@ export function importExportRoutes(app: AppContext): Router {
         const errors = result.scoreError ? [result.scoreError]
           : result.criterionError ? [`human.${result.criterionError.criterion}: ${req.t(result.criterionError.key, result.criterionError.params)}`]
           : result.labelErrors
-          ? result.labelErrors.map((e) => req.t('import.label_error', { line: e.line, criterion: e.criterion, value: e.value, kind: req.t(`kind.${e.kind}`) }))
+          ? result.labelErrors.map((e) => labelErrorMessage(e, req.t))
           : result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
         return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.totalErrors - errors.length } }), 422);
       }

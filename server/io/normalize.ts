@@ -12,6 +12,7 @@ import type { ColumnOptions, ColumnPlan, PlannedColumn } from './columns.ts';
 import { jsonKind, rowError } from './errors.ts';
 import type { LineUnit, RowError, RowErrorDetail } from './errors.ts';
 import { ParseError, parseListCell } from './pylist.ts';
+import { labelItem, parseLabelList, type LabelList } from './value-list.ts';
 import type { ImportRow, ImportSample } from './schema.ts';
 import { checkList, checkText, LIMITS, type LimitProblem } from '../limits.ts';
 
@@ -112,6 +113,29 @@ function toNumber(v: unknown, col: PlannedColumn, problems: Problems): number | 
   return n;
 }
 
+/** A label: text, or a list of one value per retrieved context (a JSON array, or a cell written as `[...]`). */
+function toLabel(v: unknown, col: PlannedColumn, problems: Problems): string | LabelList | null {
+  if (Array.isArray(v)) {
+    const items = v.map(labelItem);
+    const bad = items.indexOf(undefined);
+    if (bad === -1) return items as LabelList;
+    const detail = `item ${bad + 1} is ${jsonKind(v[bad])}, not a value`;
+    problems.add(col, { code: 'not_a_list', params: { reason: 'item_not_string', position: null, detail } });
+    return null;
+  }
+  const text = toText(v, col, problems);
+  if (text === null) return null;
+  const t = text.trim();
+  if (!(t.startsWith('[') && t.endsWith(']'))) return text;
+  try {
+    return parseLabelList(t);
+  } catch (e) {
+    if (!(e instanceof ParseError)) throw e;
+    problems.add(col, { code: 'not_a_list', params: { reason: e.reason, position: e.position, detail: e.detail } });
+    return null;
+  }
+}
+
 /** Tags: a list literal / JSON array, or comma-separated text; trimmed, blanks and repeats dropped. */
 function toTags(v: unknown, col: PlannedColumn, problems: Problems): string[] {
   const items = typeof v === 'string' && !v.trim().startsWith('[') ? v.split(TAG_SEPARATORS) : toList(v, col, problems);
@@ -135,7 +159,7 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
   let system: string | null = null;
   const metadata = { model: null as string | null, latency_ms: null as number | null, cost: null as number | null };
   const scores: Record<string, number | null> = {};
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string | LabelList> = {};
   const extra: Record<string, unknown> = {};
   let hasResponse = false;
 
@@ -184,7 +208,9 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
         break;
       case 'label': {
         // An empty label cell means "not labelled yet", not an empty label.
-        const label = problems.text(col, toText(v, col, problems), LIMITS.labelValue);
+        const label = toLabel(v, col, problems);
+        if (typeof label === 'string') problems.text(col, label, LIMITS.labelValue);
+        else if (label !== null) problems.items(col, label.map((x) => x ?? ''), LIMITS.contexts, LIMITS.labelValue); // one per retrieved context
         if (label !== null) labels[t.criterion] = label;
         break;
       }

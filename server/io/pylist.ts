@@ -124,7 +124,7 @@ function parsePythonList(s: string, start: number): string[] {
 }
 
 /** Reads one quoted string literal at `i`; returns its value and the index after it. */
-function readString(s: string, i: number): [string, number] {
+export function readString(s: string, i: number): [string, number] {
   let j = i;
   while (j < s.length && j - i < 2 && /[a-zA-Z]/.test(s[j] as string)) j++;
   const prefix = s.slice(i, j).toLowerCase();

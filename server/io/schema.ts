@@ -39,8 +39,11 @@ export const ImportRowSchema = z.object({
   response: ResponseSchema.nullable(),
   /** Metric id → score; null = the column exists but this row has no score (empty / NaN). */
   scores: z.record(z.string(), z.number().nullable()),
-  /** Criterion (from `human.<criterion>`, lower-cased) → raw value as written. */
-  labels: z.record(z.string(), z.string()),
+  /**
+   * Criterion (from `human.<criterion>`, lower-cased) → raw value as written, or for a list cell
+   * (a per-context criterion) one raw value per retrieved context, null where a rank is unlabelled.
+   */
+  labels: z.record(z.string(), z.union([z.string(), z.array(z.string().nullable())])),
   /** Values of ignored columns, keyed by the header as written in the file. */
   extra: z.record(z.string(), z.unknown()),
   /** Headers of ignored columns, for "ignored columns: x, y" in the UI. */

@@ -5,12 +5,18 @@ import type { ChatJsonResult, JudgeMessage } from '../llm/client.ts';
 
 export type Language = 'en' | 'zh';
 
+/**
+ * One few-shot example of a step, in that step's own input and output schema. `response_id`: the item
+ * it was made from, never counted in that prompt's figures.
+ */
+export interface PromptExample { input: Record<string, unknown>; output: unknown; response_id?: number }
+
 /** One LLM step's prompt, as stored in a prompt version: the layout Ragas uses for saved prompts. */
 export interface PromptTemplate {
   instruction: string;
   /** Appended after the instruction: what JSON to answer with. */
   output_format: string;
-  examples: { input: Record<string, unknown>; output: unknown }[];
+  examples: PromptExample[];
   language: Language;
 }
 

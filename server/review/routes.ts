@@ -39,7 +39,7 @@ const VerdictForm = z.object({
   gold_version: z.coerce.number().int().min(0).catch(0),
 });
 
-function parseTrace(json: string | null): Trace | null {
+export function parseTrace(json: string | null): Trace | null {
   if (!json) return null;
   try {
     const t = JSON.parse(json) as Partial<Trace>;

@@ -179,3 +179,6 @@ export function pairedBootstrap(n: number, statA: IndexStat, statB: IndexStat, o
   const p = Math.min(1, (2 * Math.min(atMostZero, atLeastZero)) / count);
   return { diff, ci: percentileInterval(values, count, o.alpha), p_value: p, n_valid: count };
 }
+
+// For the cluster bootstrap (cluster-bootstrap.ts): the same option rules and interval.
+export { resolve as resolveBootstrapOptions, percentileInterval };

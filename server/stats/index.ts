@@ -29,6 +29,9 @@ export {
 export type { BootstrapOptions, IndexStat, PairedBootstrapResult, Rng } from './bootstrap.ts';
 export { allIndices, bootstrapCI, createRng, pairedBootstrap } from './bootstrap.ts';
 
+export type { Clusters } from './cluster-bootstrap.ts';
+export { clusterBootstrapCI, clusterCount, clustersOf, drawClusters, pairedClusterBootstrap } from './cluster-bootstrap.ts';
+
 export { confusionMetricOn, gatheredOn, maeOn, pearsonOn, rmseOn } from './resample.ts';
 export { kendallOn, rocAucOn, spearmanOn } from './resample-rank.ts';
 

@@ -77,6 +77,11 @@ const PAGES: [string, (s: Seeded) => string][] = [
   ['export Ragas CSV with responses', (s) => `/datasets/${s.datasetId}/export/download?format=ragas-csv&status=all&responses=1`],
   ['export goldset JSONL', (s) => `/datasets/${s.datasetId}/export/download?format=goldset-jsonl`],
   ['audit log', () => '/audit'],
+  ['per-context calibration', (s) => `/datasets/${s.datasetId}/calibration/contexts?criterion=${s.contextCriterionId}&run=${s.contextRunId}&part=all`],
+  ['context disagreements', (s) => `/runs/${s.contextRunId}/review/contexts?criterion=${s.contextCriterionId}`],
+  ['context under review', (s) => `/runs/${s.contextRunId}/review/contexts/${s.responseId}/2?criterion=${s.contextCriterionId}`],
+  ['prompt lab, verify step', (s) => `/datasets/${s.datasetId}/prompt-lab?metric=context_precision&step=verify&criterion=${s.contextCriterionId}`],
+  ['compare two runs per context', (s) => `/datasets/${s.datasetId}/compare?a=${s.contextRunId}&b=${s.contextRunId}&criterion=${s.contextCriterionId}`],
 ];
 
 describe('SQL per request does not grow with the number of items', () => {

@@ -74,11 +74,13 @@ describe('derived values per dataset', () => {
     }
   });
 
-  it('survive changes to another dataset, and reviewers\' verdicts (which nothing kept reads)', () => {
+  it('survive changes to another dataset, and reviewers\' verdicts on items and contexts (which nothing kept reads)', () => {
     let computed = 0;
     const value = () => ctx.derived.get(hr, 'figures', () => ({ n: ++computed }));
     value();
     db.prepare("INSERT INTO review_verdict (dataset_id, run_id, response_id, criterion_id, verdict, reviewer_id) VALUES (?, ?, ?, ?, 'judge_right', ?)").run(hr, run, ids(hr)[1], criterion, expert);
+    db.prepare("INSERT INTO context_verdict (dataset_id, run_id, response_id, criterion_id, context_index, verdict, reviewer_id) VALUES (?, ?, ?, ?, 0, 'judge_right', ?)")
+      .run(hr, run, ids(hr)[1], criterion, expert);
     db.prepare("UPDATE label SET value = 'no' WHERE annotation_id IN (SELECT id FROM annotation WHERE dataset_id = ?)").run(it_);
     db.prepare('UPDATE score SET value = 0 WHERE response_id = ?').run(otherResponse);
     db.prepare('DELETE FROM response WHERE id = ?').run(otherResponse);

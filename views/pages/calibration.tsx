@@ -111,9 +111,11 @@ export function ReportBody({ ctx, dataset, state, report, points, curve, looks =
   );
 }
 
-export function CalibrationPage({ ctx, dataset, criteria, runs, state, body, suggestions = null }: {
+export function CalibrationPage({ ctx, dataset, criteria, runs, state, body, suggestions = null, contextsHref }: {
   ctx: PageContext; dataset: DatasetRow; criteria: Criterion[]; runs: RunRow[]; state: ReportState | null; body: preact.VNode | null;
   suggestions?: SuggestionsView | null;
+  /** The per-context report, when the dataset has per-context criteria. */
+  contextsHref?: string | undefined;
 }) {
   const { t } = ctx;
   return (
@@ -121,6 +123,7 @@ export function CalibrationPage({ ctx, dataset, criteria, runs, state, body, sug
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / {t('calib.title')}</nav>
       <h1>{t('calib.title')}</h1>
       <p class="lead">{t('calib.lead')}</p>
+      {contextsHref && <p><a class="btn small" href={contextsHref}>{t('ctx.link')}</a></p>}
       {!state ? <p class="empty-row">{t('calib.nothing')}</p> : (
         <form class="filters card" method="get" action={`/datasets/${dataset.id}/calibration`} hx-get={`/datasets/${dataset.id}/calibration`}
           hx-target="#report" hx-swap="outerHTML" hx-push-url="true" hx-sync="this:replace" hx-trigger={'change, input from:"find input[type=range]" delay:250ms'}>

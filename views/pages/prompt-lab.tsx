@@ -8,12 +8,16 @@ import type { Criterion } from '../../server/criteria/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
 import type { PromptInUse, PromptTemplate } from '../../server/judge/types.ts';
 import type { PromptComparison } from '../../server/calibration/compare.ts';
+import type { ContextCandidate } from '../../server/calibration/lab-context.ts';
+import { ContextCandidates } from './prompt-lab-context.tsx';
 
 export interface ExampleCandidate { response_id: number; question: string; answer: string; gold: string; rationale: string; corrected_answer: string }
 
 export interface LabState {
   metric: string; metrics: string[]; step: string; steps: string[]; criterion: Criterion; criteria: Criterion[];
   current: PromptInUse; draft: PromptTemplate; candidates: ExampleCandidate[]; runs: RunRow[];
+  /** A step judged per retrieved context (verify): its candidates are labelled contexts; null otherwise. */
+  contextCandidates: ContextCandidate[] | null;
   parts: { calibration: number; held_out: number };
   /** Held-out final checks of this metric so far: a second one spends the held-out part. */
   heldOutLooks: number;
@@ -76,7 +80,7 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
           </section>
         </div>
       </form>
-      <section class="card" aria-labelledby="examples-h">
+      {s.contextCandidates ? <ContextCandidates ctx={ctx} datasetId={dataset.id} candidates={s.contextCandidates} /> : <section class="card" aria-labelledby="examples-h">
         <h2 id="examples-h">{t('lab.pick')}</h2>
         <p class="hint">{t('lab.pick_hint')}</p>
         {s.candidates.length === 0 ? <p class="sub">{t('lab.no_candidates')}</p> : (
@@ -93,7 +97,7 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
             </tbody>
           </table>
         )}
-      </section>
+      </section>}
       <section class="card" aria-labelledby="runs-h">
         <h2 id="runs-h">{t('lab.runs')}</h2>
         {s.runs.length === 0 ? <p class="sub">{t('runs.none')}</p> : (

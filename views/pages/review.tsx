@@ -43,15 +43,15 @@ function thresholds(current: number): number[] {
   return grid.includes(current) ? grid : [...grid, current].sort((a, b) => a - b);
 }
 
-function filterLabel(r: RT, f: VerdictFilter): string {
+export function filterLabel(r: RT, f: VerdictFilter): string {
   return f === 'none' ? r('review.filter_none') : f === 'any' ? r('review.filter_any') : r(`review.verdict_${f}`);
 }
 
-function VerdictBadge({ r, verdict }: { r: RT; verdict: Verdict | undefined }) {
+export function VerdictBadge({ r, verdict }: { r: RT; verdict: Verdict | undefined }) {
   return verdict ? <span class={BADGE[verdict]}>{r(`review.verdict_${verdict}`)}</span> : <span class="badge">{r('review.unreviewed')}</span>;
 }
 
-function Crumbs({ ctx, dataset, run, tail }: { ctx: PageContext; dataset: DatasetRow; run: RunRow; tail: preact.ComponentChildren }) {
+export function Crumbs({ ctx, dataset, run, tail }: { ctx: PageContext; dataset: DatasetRow; run: RunRow; tail: preact.ComponentChildren }) {
   const { t } = ctx;
   return (
     <nav class="crumbs" aria-label={t('nav.breadcrumbs')}>
@@ -204,7 +204,7 @@ function Parsed({ r, value }: { r: RT; value: unknown }) {
   );
 }
 
-function TraceSteps({ ctx, r, steps, metricKey }: { ctx: PageContext; r: RT; steps: TraceStep[]; metricKey: string }) {
+export function TraceSteps({ ctx, r, steps, metricKey }: { ctx: PageContext; r: RT; steps: TraceStep[]; metricKey: string }) {
   const { t } = ctx;
   return (
     <>

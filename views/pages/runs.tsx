@@ -7,6 +7,7 @@ import type { RunRow, RunSummary, ScoreRow } from '../../server/judge/run-querie
 import type { Trace, TraceStep } from '../../server/judge/types.ts';
 import { boundTrace } from '../../server/judge/stored-trace.ts';
 import { TraceCut } from '../trace-cut.tsx';
+import { isContextPrecisionMetric } from '../../server/calibration/context-service.ts';
 import type { T } from '../../server/i18n/index.ts';
 import { RunPlanTable, type RunPlanView } from './run-plan.tsx';
 import { HoldoutLookNote, type HoldoutLookView } from './holdout-looks.tsx';
@@ -200,6 +201,7 @@ export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, 
       <RunProgress ctx={ctx} run={run} summary={summary} cost={cost} />
       <div class="actions">
         <a class="btn small primary" href={`/runs/${run.id}/review`}>{t('review.open')}</a>
+        {isContextPrecisionMetric(run.metric_key) && <a class="btn small" href={`/runs/${run.id}/review/contexts`}>{t('ctx.review')}</a>}
         <a class="btn small" href={`/datasets/${dataset.id}/calibration?run=${run.id}`}>{t('calib.title')}</a>
         {ctx.user && ctx.user.role !== 'viewer' && (
           <form method="post" action={`/runs/${run.id}/archive`} class="inline">

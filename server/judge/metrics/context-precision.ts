@@ -8,10 +8,49 @@
 import { z } from 'zod';
 import { contextPrecision } from '../../metrics/index.ts';
 import { VERIFY_PROMPTS } from '../prompts/context.ts';
-import type { MetricDefinition } from '../types.ts';
+import type { Language, MetricDefinition, PromptExample, ScoringItem } from '../types.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
 
 export const VerificationSchema = z.object({ reason: z.string(), verdict: Verdict01 });
+/** What the verify step is asked with: one context, and the ground truth (or the answer, without reference) as `answer`. */
+export const VerifyInput = z.object({ question: z.string(), context: z.string(), answer: z.string() });
+
+/** One expert-labelled retrieved context, as the prompt lab offers it for a few-shot example of the verify step. */
+export interface LabelledContext {
+  response_id: number;
+  item: Pick<ScoringItem, 'question' | 'answer' | 'ground_truth' | 'retrieved_contexts'>;
+  /** 0-based index of the context in item.retrieved_contexts, and its gold value ('1' relevant, '0' not). */
+  index: number;
+  gold: string;
+  /** The expert's rationale; empty when they gave none (the reason then says what the gold value is). */
+  rationale: string;
+  language: Language;
+}
+
+const DEFAULT_REASON: Record<Language, Record<'0' | '1', string>> = {
+  en: { 1: 'The experts judged this context useful for arriving at the answer.', 0: 'The experts judged this context not useful for arriving at the answer.' },
+  zh: { 1: '专家判断这段资料有助于得出答案。', 0: '专家判断这段资料无助于得出答案。' },
+};
+
+/**
+ * The verify step's few-shot example from an expert's label of one context, in the step's own schema:
+ * the step's input for that context (the ground truth, or the answer without reference, as `answer`),
+ * the gold value as the verdict and the expert's rationale as the reason. Null when the gold value is
+ * not a verdict. `response_id` marks the item so that it is never counted in the prompt's figures.
+ */
+export function verifyExampleFromLabel(reference: 'ground_truth' | 'answer', l: LabelledContext): PromptExample | null {
+  const context = l.item.retrieved_contexts[l.index];
+  if ((l.gold !== '1' && l.gold !== '0') || context === undefined) return null;
+  const input = VerifyInput.parse({ question: l.item.question, context, answer: reference === 'ground_truth' ? l.item.ground_truth : l.item.answer });
+  const output = VerificationSchema.parse({ reason: l.rationale.trim() || DEFAULT_REASON[l.language][l.gold], verdict: l.gold === '1' ? 1 : 0 });
+  return { input, output, response_id: l.response_id };
+}
+
+/** The verify step's examples from labels, per metric: which text its `answer` is. */
+export const VERIFY_REFERENCE: Readonly<Record<string, 'ground_truth' | 'answer'>> = {
+  context_precision: 'ground_truth',
+  context_precision_without_reference: 'answer',
+};
 
 /** "verdicts [0, 1] → (P@2=0.5000) / 1 = 0.5000" */
 export function describePrecision(verdicts: readonly (0 | 1)[], value: number): string {

@@ -1,0 +1,205 @@
+// HTTP for the audit queue of retrieved contexts: the contexts of a context_precision run where the judge's
+// verdict and the experts' gold value differ, one context with the judge's reason and the experts'
+// rationales, and the reviewer's verdict (which may correct the gold value through the normal, audited
+// adjudication of that context).
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import type { DatasetRow } from '../datasets/queries.ts';
+import { idParam } from '../datasets/routes.ts';
+import { inDataset } from '../datasets/scoped.ts';
+import { parseForm, type FieldErrors } from '../http/forms.ts';
+import { pageContext, sendError } from '../http/page.ts';
+import { redirectAfterPost, sendDocument } from '../http/render.ts';
+import { can, requireRole, requireUser } from '../http/security.ts';
+import type { RunRow } from '../judge/run-queries.ts';
+import { canonicalValue } from '../criteria/values.ts';
+import { holdoutPart } from '../calibration/holdout.ts';
+import { isContextPrecisionMetric } from '../calibration/context-service.ts';
+import { compareContext } from '../calibration/report-context.ts';
+import { LabelConflict } from '../labels/service.ts';
+import { systemNames } from '../responses/queries.ts';
+import { ContextItemPage, ContextQueuePage, type ContextItemModel } from '../../views/pages/review-context.tsx';
+import {
+  buildContextQueue, contextReviewQueries, contextStateQuery, ContextVerdictConflict, readContextState, type ContextQueueState,
+} from './context-queue.ts';
+import { NOTE_MAX, parseTrace } from './routes.ts';
+import { reviewQueries, VERDICTS } from './queue.ts';
+import { reviewText } from './text.ts';
+
+const PAGE = 50;
+
+const VerdictForm = z.object({
+  verdict: z.enum(VERDICTS, { error: 'review.err_verdict' }),
+  note: z.string({ error: 'err.invalid' }).trim().max(NOTE_MAX, { error: 'review.err_note_long' }).default(''),
+  gold: z.enum(['', '1', '0'], { error: 'review.err_gold' }).default(''),
+  next: z.string().optional(),
+  // The versions the form showed of this context's verdict and of its gold value's adjudication (0: none yet).
+  verdict_version: z.coerce.number().int().min(0).catch(0),
+  gold_version: z.coerce.number().int().min(0).catch(0),
+});
+
+export function contextReviewRoutes(app: AppContext): Router {
+  const r = Router();
+  const { datasets, runner, criteria, labels, responses, contextCalibration } = app;
+  const q = contextReviewQueries(app.db, app.audit);
+  const review = reviewQueries(app.db);
+
+  function loadRun(id: unknown): { run: RunRow; dataset: DatasetRow } | null {
+    const run = runner.queries.byId(idParam(id) ?? 0);
+    const dataset = run && datasets.get(run.dataset_id);
+    return run && dataset && isContextPrecisionMetric(run.metric_key) ? { run, dataset } : null;
+  }
+
+  const contextCriteria = (datasetId: number) => criteria.forDataset(datasetId).filter((c) => c.target === 'context');
+
+  function queueFor(run: RunRow, dataset: DatasetRow, state: ContextQueueState, user: Request['user']) {
+    const rows = contextCalibration.responses({ criterion: state.criterion, run, part: 'all', holdoutSeed: dataset.holdout_seed });
+    // A context is queued because its gold value disagrees with the judge, which tells the gold value:
+    // the queue holds only items whose labels the user may read (access/permissions.ts).
+    const readable = app.access.readableItems(user, dataset.id);
+    const inPart = state.part === 'all' ? null : (id: number) => holdoutPart(dataset.holdout_seed, id) === state.part;
+    const queue = buildContextQueue(rows, q.verdicts(run.id, state.criterion.id), {
+      verdict: state.verdict, direction: state.direction, system: state.system, tagged: state.tag ? review.tagged(dataset.id, state.tag) : null,
+      inPart: readable === null ? inPart : (id) => readable.has(id) && (inPart === null || inPart(id)),
+    });
+    return { rows, queue };
+  }
+
+  r.get('/runs/:id/review/contexts', requireUser, (req, res) => {
+    const loaded = loadRun(req.params.id);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    const { run, dataset } = loaded;
+    const cs = contextCriteria(dataset.id);
+    const state = readContextState(req.query, cs);
+    const common = { ctx: pageContext(req), dataset, run, criteria: cs, state, systems: systemNames(app, dataset.id), tags: app.samples.queries.tags(dataset.id).map((x) => x.tag) };
+    if (!state) return sendDocument(res, ContextQueuePage({ ...common, rows: [], counts: { none: 0, judge_right: 0, expert_right: 0, ambiguous: 0, any: 0 }, directions: { both: 0, judge_relevant: 0, experts_relevant: 0 }, more: false }));
+    const { queue } = queueFor(run, dataset, state, req.user);
+    const page = queue.items.slice((state.page - 1) * PAGE, state.page * PAGE);
+    const ids = [...new Set(page.map((x) => x.responseId))];
+    const texts = q.rows(ids);
+    const reasons = q.reasons(run.id, ids);
+    sendDocument(res, ContextQueuePage({
+      ...common, counts: queue.counts, directions: queue.directions, more: queue.items.length > state.page * PAGE,
+      rows: page.map((x) => ({ ...x, question: texts.get(x.responseId)?.question ?? '', context: texts.get(x.responseId)?.contexts[x.index] ?? '',
+        reason: reasons.get(x.responseId)?.[x.index] ?? null })),
+    }));
+  });
+
+  /** The context, where it sits in the queue; null when the response is not the run's or has no such context. */
+  function loadItem(req: Request) {
+    const loaded = loadRun(req.params.id);
+    if (!loaded) return null;
+    const { run, dataset } = loaded;
+    const response = inDataset(app, dataset.id).response(req.params.rid);
+    const rank = idParam(req.params.rank) ?? 0;
+    if (!response) return null;
+    const contexts = JSON.parse(response.retrieved_contexts) as string[];
+    if (rank < 1 || rank > contexts.length) return null;
+    const state = readContextState(req.query, contextCriteria(dataset.id));
+    if (!state) return null;
+    const { rows, queue } = queueFor(run, dataset, state, req.user);
+    const index = rank - 1;
+    const row = rows.find((x) => x.id === response.id);
+    const at = queue.items.findIndex((x) => x.responseId === response.id && x.index === index);
+    // Not in the queue (filtered out, or agreeing): its neighbours are where it would sort.
+    const after = at >= 0 ? at + 1 : queue.items.findIndex((x) => x.index > index || (x.index === index && x.responseId > response.id));
+    const before = at >= 0 ? at - 1 : (after < 0 ? queue.items.length : after) - 1;
+    const key = (i: number) => { const x = queue.items[i]; return x ? { rid: x.responseId, rank: x.index + 1 } : undefined; };
+    return { run, dataset, response, contexts, index, row, state, prev: key(before), next: after < 0 ? undefined : key(after) };
+  }
+
+  function itemModel(loaded: NonNullable<ReturnType<typeof loadItem>>, user: Request['user']): ContextItemModel {
+    const { run, dataset, response, contexts, index, row, state } = loaded;
+    const c = state.criterion;
+    const submitted = labels.submittedFor(response.id);
+    // As on the adjudication page: an expert who may still label this item does not see the others' labels first.
+    const hidden = !app.access.mayReadItemLabels(user, dataset.id, response.id);
+    const { annotations, labels: values } = hidden ? { annotations: [], labels: [] } : submitted;
+    const valueOf = (annotationId: number, i: number) => values.find((l) => l.annotation_id === annotationId && l.criterion_id === c.id && l.context_index === i)?.value ?? null;
+    const score = runner.queries.score(run.id, response.id);
+    const trace = parseTrace(score?.trace ?? null);
+    const verifySteps = trace ? trace.steps.filter((s) => s.step === 'verify') : [];
+    const reasonOf = (i: number) => {
+      const parsed = verifySteps[i]?.parsed as { reason?: unknown } | null | undefined;
+      return typeof parsed?.reason === 'string' ? parsed.reason : null;
+    };
+    const adjudication = labels.adjudications(response.id).find((a) => a.criterion_id === c.id && a.context_index === index);
+    return {
+      response: { id: response.id, question: response.question, groundTruth: response.ground_truth, answer: response.answer, system: response.system },
+      contexts: contexts.map((text, i) => {
+        const cmp = row ? compareContext(row, i) : null;
+        return { rank: i + 1, text, gold: hidden ? null : (row?.gold[i] ?? null), judge: cmp?.judge ?? (row?.verdicts?.[i] ?? null), reason: reasonOf(i) };
+      }),
+      index, criterion: { id: c.id, name: c.name, guidelines: c.guidelines },
+      score: score ? { status: score.status, value: score.value } : null,
+      computation: trace?.computation ?? null, step: verifySteps[index] ?? null,
+      experts: annotations.map((a) => ({ email: a.annotator_email ?? '', value: valueOf(a.id, index), rationale: a.rationale, submitted_at: a.submitted_at })),
+      adjudication: adjudication ? { by: adjudication.adjudicator_email, reason: adjudication.reason, version: adjudication.version } : null,
+      verdict: q.verdict(run.id, c.id, response.id, index) ?? null,
+    };
+  }
+
+  function renderItem(req: Request, res: Response, loaded: NonNullable<ReturnType<typeof loadItem>>, extra: { values?: Record<string, string>; errors?: FieldErrors } = {}, status = 200) {
+    sendDocument(res, ContextItemPage({
+      ctx: pageContext(req), dataset: loaded.dataset, run: loaded.run, query: contextStateQuery(loaded.state), item: itemModel(loaded, req.user),
+      prev: loaded.prev, next: loaded.next, canRecord: can(req.user?.role, 'expert'), canAdjudicate: labels.canAdjudicate(loaded.dataset.id, req.user), ...extra,
+    }), status);
+  }
+
+  r.get('/runs/:id/review/contexts/:rid/:rank', requireUser, (req, res) => {
+    const loaded = loadItem(req);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    renderItem(req, res, loaded);
+  });
+
+  r.post('/runs/:id/review/contexts/:rid/:rank', requireRole('expert', app.log), (req, res) => {
+    const loaded = loadItem(req);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    const { run, dataset, response, index, state } = loaded;
+    const criterion = state.criterion;
+    if (dataset.archived) return sendError(req, res, 409, req.t('err.dataset_archived'));
+    const rt = reviewText(req.t);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const values = { verdict: typeof body.verdict === 'string' ? body.verdict : '', note: typeof body.note === 'string' ? body.note : '', gold: typeof body.gold === 'string' ? body.gold : '' };
+    const form = parseForm(VerdictForm, body, req.t);
+    const invalid = (errors: FieldErrors, status = 422) => renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_form'), ...errors } }, status);
+    if (!form.ok) return invalid(form.errors);
+    const { verdict, note, gold } = form.data;
+
+    // A corrected gold value: only with "judge right" and only by adjudicators.
+    let correction: string | null = null;
+    if (verdict === 'judge_right' && gold !== '') {
+      if (!labels.canAdjudicate(dataset.id, req.user)) {
+        app.log.warn('authz.refused', { path: req.path, user: req.user!.id, reason: 'not an adjudicator' });
+        return sendError(req, res, 403, req.t('err.not_adjudicator'));
+      }
+      const value = canonicalValue(criterion, gold);
+      if (value === null) return invalid({ gold: rt('review.err_gold') });
+      if (value !== labels.gold(criterion, response.id, index)) {
+        if (!note) return invalid({ note: rt('review.err_note_for_correction') });
+        correction = value;
+      }
+    }
+
+    try {
+      app.db.transaction(() => {
+        q.set(req.user!.id, { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, context_index: index, verdict, note },
+          form.data.verdict_version);
+        if (correction !== null) labels.adjudicate(req.user!.id, criterion, response.id, index, correction, note, form.data.gold_version);
+      })();
+    } catch (err) {
+      if (!(err instanceof ContextVerdictConflict || err instanceof LabelConflict)) throw err;
+      // Someone else decided meanwhile: the page shows what they recorded and keeps this reviewer's choice in the form.
+      app.log.info('review.context_conflict', { run: run.id, response: response.id, context: index, user: req.user!.id });
+      return renderItem(req, res, loaded, { values, errors: { _form: req.t('ctxr.err_conflict') } }, 409);
+    }
+    app.log.info('review.context_verdict', { run: run.id, response: response.id, context: index, criterion: criterion.id, verdict, corrected: correction !== null, user: req.user!.id });
+    req.session.flash = rt(correction !== null ? 'review.flash_corrected' : 'review.flash_saved');
+    const base = `/runs/${run.id}/review/contexts`;
+    const to = form.data.next !== '1' ? `/${response.id}/${index + 1}` : loaded.next ? `/${loaded.next.rid}/${loaded.next.rank}` : '';
+    redirectAfterPost(req, res, `${base}${to}?${contextStateQuery(state)}`);
+  });
+
+  return r;
+}

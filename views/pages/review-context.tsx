@@ -1,0 +1,280 @@
+// The audit queue of retrieved contexts (judge and experts disagree on whether a context is relevant) and one
+// context under review: the context with the judge's reason beside it, the experts' labels and rationales,
+// the response's other contexts, and the reviewer's verdict form.
+import { Layout, type PageContext } from '../layout.tsx';
+import { Csrf } from '../components.tsx';
+import type { FieldErrors } from '../../server/http/forms.ts';
+import type { DatasetRow } from '../../server/datasets/queries.ts';
+import type { RunRow } from '../../server/judge/run-queries.ts';
+import type { TraceStep } from '../../server/judge/types.ts';
+import type { Criterion } from '../../server/criteria/queries.ts';
+import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
+import { PARTS, VERDICTS, VERDICT_FILTERS, type VerdictFilter } from '../../server/review/queue.ts';
+import { contextStateQuery, DIRECTIONS, type ContextQueueItem, type ContextQueueState, type ContextVerdictRow, type Direction } from '../../server/review/context-queue.ts';
+import { reviewText } from '../../server/review/text.ts';
+import { Highlighted } from './label.tsx';
+import { Crumbs, filterLabel, TraceSteps, VerdictBadge } from './review.tsx';
+
+const TEXT_CHARS = 160;
+
+function truncate(text: string, n: number): string {
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+}
+
+/** "relevant" / "not relevant" for a gold value ('1'/'0') or a judge verdict (1/0). */
+function Relevance({ ctx, value }: { ctx: PageContext; value: string | number | null }) {
+  if (value === null) return <span class="sub">—</span>;
+  const yes = String(value) === '1';
+  return <span class={yes ? 'badge relevant' : 'badge not-relevant'}>{ctx.t(yes ? 'ctxr.relevant' : 'ctxr.not_relevant')}</span>;
+}
+
+export type ContextQueueRow = ContextQueueItem & { question: string; context: string; reason: string | null };
+
+export function ContextQueuePage({ ctx, dataset, run, criteria, state, rows, counts, directions, more, systems, tags }: {
+  ctx: PageContext; dataset: DatasetRow; run: RunRow; criteria: Criterion[]; state: ContextQueueState | null; rows: ContextQueueRow[];
+  counts: Record<VerdictFilter, number>; directions: Record<Direction, number>; more: boolean; systems: readonly string[]; tags: string[];
+}) {
+  const { t } = ctx;
+  const r = reviewText(t);
+  const base = `/runs/${run.id}/review/contexts`;
+  return (
+    <Layout ctx={ctx} title={`${t('ctxr.title')} · ${run.name}`} wide>
+      <Crumbs ctx={ctx} dataset={dataset} run={run} tail={t('ctxr.title')} />
+      <h1>{t('ctxr.title')} <span class="badge mono">{run.metric_key}</span></h1>
+      <p class="lead">{t('ctxr.lead')}</p>
+      {!state ? <p class="empty-row">{t('ctxr.no_criteria')} <a href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a></p> : (
+        <>
+          <form class="filters card" method="get" action={base} role="search" aria-label={r('review.filters')}>
+            <label for="cf-criterion">{r('review.criterion')}</label>
+            <select id="cf-criterion" name="criterion">{criteria.map((c) => <option value={c.id} selected={c.id === state.criterion.id}>{c.name}</option>)}</select>
+            <label for="cf-direction">{t('ctxr.direction')}</label>
+            <select id="cf-direction" name="direction">{DIRECTIONS.map((d) => <option value={d} selected={d === state.direction}>{t(`ctxr.direction_${d}`)}</option>)}</select>
+            <label for="cf-verdict">{r('review.verdict_filter')}</label>
+            <select id="cf-verdict" name="verdict">{VERDICT_FILTERS.map((f) => <option value={f} selected={f === state.verdict}>{filterLabel(r, f)}</option>)}</select>
+            <label for="cf-system">{t('field.system')}</label>
+            <select id="cf-system" name="system">
+              <option value="">{r('review.all_systems')}</option>
+              {systems.map((s) => <option value={s} selected={s === state.system}>{s || '—'}</option>)}
+            </select>
+            <label for="cf-tag">{r('review.tag')}</label>
+            <select id="cf-tag" name="tag">
+              <option value="">{r('review.all_tags')}</option>
+              {tags.map((tag) => <option value={tag} selected={tag === state.tag}>{tag}</option>)}
+            </select>
+            <label for="cf-part">{r('review.part')}</label>
+            <select id="cf-part" name="part">{PARTS.map((p) => <option value={p} selected={p === state.part}>{r(`review.part_${p}`)}</option>)}</select>
+            <button class="btn small primary" type="submit">{t('action.filter')}</button>
+          </form>
+          <nav class="actions" aria-label={t('ctxr.directions')}>
+            {DIRECTIONS.map((d) => (
+              <a class={d === state.direction ? 'btn small primary' : 'btn small'} aria-current={d === state.direction ? 'page' : undefined}
+                href={`${base}?${contextStateQuery(state, { direction: d, page: 1 })}`}>{`${t(`ctxr.direction_${d}`)} (${directions[d]})`}</a>
+            ))}
+          </nav>
+          <nav class="actions" aria-label={r('review.summary')}>
+            {VERDICT_FILTERS.map((f) => (
+              <a class={f === state.verdict ? 'btn small primary' : 'btn small'} aria-current={f === state.verdict ? 'page' : undefined}
+                href={`${base}?${contextStateQuery(state, { verdict: f, page: 1 })}`}>{`${filterLabel(r, f)} (${counts[f]})`}</a>
+            ))}
+          </nav>
+          {rows.length === 0 ? <p class="empty-row">{r('review.none')}</p> : (
+            <table class="table context-queue">
+              <thead><tr>
+                <th scope="col" class="num">{t('ctx.rank')}</th><th scope="col" class="num">#</th><th scope="col">{t('field.question')}</th>
+                <th scope="col">{t('ctxr.context')}</th><th scope="col">{t('ctxr.experts')}</th><th scope="col">{t('ctxr.judge')}</th>
+                <th scope="col">{t('ctxr.reason')}</th><th scope="col">{r('review.col_verdict')}</th>
+              </tr></thead>
+              <tbody>
+                {rows.map((item) => (
+                  <tr id={`ctx-${item.responseId}-${item.index + 1}`}>
+                    <td class="num">{item.index + 1}</td>
+                    <td class="num sub">{item.responseId}</td>
+                    <td><a href={`${base}/${item.responseId}/${item.index + 1}?${contextStateQuery(state)}`}>{truncate(item.question, 90)}</a></td>
+                    <td class="sub">{truncate(item.context, TEXT_CHARS)}</td>
+                    <td><Relevance ctx={ctx} value={item.gold} /></td>
+                    <td><Relevance ctx={ctx} value={item.judge} /></td>
+                    <td class="sub">{item.reason ? truncate(item.reason, TEXT_CHARS) : '—'}</td>
+                    <td><VerdictBadge r={r} verdict={item.verdict?.verdict} />{item.verdict && !item.disagrees && <span class="sub"> {r('review.agrees_now')}</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <nav class="pager" aria-label={t('nav.pagination')}>
+            {state.page > 1 ? <a class="btn ghost small" href={`${base}?${contextStateQuery(state, { page: state.page - 1 }, true)}`}>{t('action.prev')}</a> : <span />}
+            {more ? <a class="btn ghost small" href={`${base}?${contextStateQuery(state, { page: state.page + 1 }, true)}`}>{t('action.next')}</a> : <span />}
+          </nav>
+        </>
+      )}
+    </Layout>
+  );
+}
+
+/** What the item page is handed: the response, every context with gold, verdict and reason, and the labels. */
+export interface ContextItemModel {
+  response: { id: number; question: string; groundTruth: string; answer: string; system: string };
+  contexts: { rank: number; text: string; gold: string | null; judge: 0 | 1 | null; reason: string | null }[];
+  /** The context under review (0-based). */
+  index: number;
+  criterion: { id: number; name: string; guidelines: string };
+  score: { status: string; value: number | null } | null;
+  computation: string | null;
+  /** The judge's call for this context, as sent and answered. */
+  step: TraceStep | null;
+  experts: { email: string; value: string | null; rationale: string; submitted_at: string | null }[];
+  adjudication: { by: string; reason: string; version: number } | null;
+  verdict: ContextVerdictRow | null;
+}
+
+type Ref = { rid: number; rank: number } | undefined;
+
+export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, canRecord, canAdjudicate, values = {}, errors }: {
+  ctx: PageContext; dataset: DatasetRow; run: RunRow; query: string; item: ContextItemModel; prev: Ref; next: Ref;
+  canRecord: boolean; canAdjudicate: boolean; values?: { verdict?: string; note?: string; gold?: string }; errors?: FieldErrors | undefined;
+}) {
+  const { t } = ctx;
+  const r = reviewText(t);
+  const { response, criterion } = item;
+  const here = item.contexts[item.index]!;
+  const base = `/runs/${run.id}/review/contexts`;
+  const terms = highlightTerms(response.question, response.groundTruth);
+  const chosen = values.verdict ?? item.verdict?.verdict ?? '';
+  const note = values.note ?? item.verdict?.note ?? '';
+  const goldChoice = values.gold ?? (here.judge === null ? '' : String(here.judge));
+  const guidelines = `/datasets/${dataset.id}/criteria#gl-${criterion.id}`;
+  const title = t('ctxr.item_title', { id: response.id, rank: here.rank });
+  const err = (name: string) => (errors?.[name] ? <p class="error" id={`cv-${name}-error`} role="alert">{errors[name]}</p> : null);
+  const pager = (where: 'top' | 'bottom') => (
+    <nav class="pager" aria-label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')}>
+      {prev ? <a class="btn ghost small" rel="prev" href={`${base}/${prev.rid}/${prev.rank}?${query}`}>{r('review.prev_item')}</a> : <span />}
+      <a class="btn ghost small" href={`${base}?${query}#ctx-${response.id}-${here.rank}`}>{r('review.back')}</a>
+      {next ? <a class="btn ghost small" rel="next" href={`${base}/${next.rid}/${next.rank}?${query}`}>{r('review.next_item')}</a> : <span />}
+    </nav>
+  );
+  return (
+    <Layout ctx={ctx} title={title} wide>
+      <Crumbs ctx={ctx} dataset={dataset} run={run} tail={<><a href={`${base}?${query}`}>{t('ctxr.title')}</a> / {title}</>} />
+      {pager('top')}
+      <div class="split">
+        <div>
+          <section class="card">
+            <p class="sub">{title} · <span class="badge mono">{criterion.name}</span> <span class="badge mono">{run.metric_key}</span></p>
+            <h1 class="ws-q">{response.question}</h1>
+            <dl class="kv">
+              <dt>{t('field.ground_truth')}</dt><dd>{response.groundTruth || '—'}</dd>
+              <dt>{t('field.answer')}</dt><dd class="answer">{response.answer}</dd>
+              <dt>{t('field.system')}</dt><dd>{response.system || '—'}</dd>
+            </dl>
+          </section>
+
+          <section class="card context-under-review" aria-labelledby="this-context">
+            <h2 id="this-context">{t('ctxr.this_context', { rank: here.rank })}</h2>
+            <blockquote class="context-text"><Highlighted segments={highlight(here.text, terms)} /></blockquote>
+            <div class="split verdicts">
+              <div>
+                <h3>{t('ctxr.judge')}</h3>
+                <p><Relevance ctx={ctx} value={here.judge} /></p>
+                <p class="judge-reason"><strong>{t('ctxr.reason')}:</strong> {here.reason ?? t('ctxr.no_reason')}</p>
+              </div>
+              <div>
+                <h3>{t('ctxr.experts_gold')}</h3>
+                <p>{here.gold === null ? <span class="sub">{r('review.no_gold')}</span> : <Relevance ctx={ctx} value={here.gold} />}</p>
+                {item.adjudication && <p class="sub">{r('review.adjudicated', { who: item.adjudication.by, reason: item.adjudication.reason })}</p>}
+              </div>
+            </div>
+            {item.computation && <p class="mono computation">{item.computation}</p>}
+            {item.score && <p><a href={`/runs/${run.id}/scores/${response.id}`}>{r('review.full_trace')}</a></p>}
+          </section>
+
+          <section class="card" aria-labelledby="expert-labels">
+            <h2 id="expert-labels">{r('review.expert_labels')}</h2>
+            {item.experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : item.experts.map((e) => (
+              <div class="rationale">
+                <p><strong>{e.value === null ? <span class="sub">{r('review.no_value')}</span> : <Relevance ctx={ctx} value={e.value} />}</strong> <span class="sub">{e.email}{e.submitted_at ? ` · ${e.submitted_at.slice(0, 16).replace('T', ' ')}` : ''}</span></p>
+                {e.rationale && <p><strong>{t('field.rationale')}:</strong> {e.rationale}</p>}
+              </div>
+            ))}
+          </section>
+
+          <section class="card" aria-labelledby="verdict-heading">
+            <h2 id="verdict-heading">{r('review.current_verdict')}</h2>
+            {item.verdict ? (
+              <>
+                <p><VerdictBadge r={r} verdict={item.verdict.verdict} /> <span class="sub">{r('review.verdict_by', { who: item.verdict.reviewer_email, at: item.verdict.updated_at.slice(0, 16).replace('T', ' ') })}</span></p>
+                {item.verdict.note && <p class="rationale">{item.verdict.note}</p>}
+              </>
+            ) : <p class="sub">{r('review.no_verdict')}</p>}
+            {dataset.archived ? <p class="hint">{r('review.archived')}</p> : !canRecord ? <p class="hint">{r('review.read_only')}</p> : (
+              <form method="post" action={`${base}/${response.id}/${here.rank}?${query}`} novalidate aria-labelledby="verdict-form-heading">
+                <Csrf token={ctx.csrfToken} />
+                <input type="hidden" name="verdict_version" value={item.verdict?.version ?? 0} />
+                <input type="hidden" name="gold_version" value={item.adjudication?.version ?? 0} />
+                <h3 id="verdict-form-heading">{r('review.form_title')}</h3>
+                {errors?._form && <div class="alert" role="alert">{errors._form}</div>}
+                <fieldset class={errors?.verdict ? 'criterion has-error' : 'criterion'} aria-describedby={errors?.verdict ? 'cv-verdict-error' : undefined}>
+                  <legend>{r('review.verdict')}</legend>
+                  {VERDICTS.map((v) => (
+                    <div>
+                      <label class="option" for={`cv-${v}`}>
+                        <input id={`cv-${v}`} type="radio" name="verdict" value={v} checked={chosen === v} aria-describedby={`cv-${v}-hint`} />
+                        {r(`review.verdict_${v}`)}
+                      </label>
+                      <p class="hint" id={`cv-${v}-hint`}>
+                        {t(`ctxr.verdict_${v}_hint`)}
+                        {v === 'ambiguous' && <> <a href={guidelines}>{r('review.guidelines_link', { criterion: criterion.name })}</a></>}
+                      </p>
+                    </div>
+                  ))}
+                  {err('verdict')}
+                </fieldset>
+                {canAdjudicate ? (
+                  <div class={errors?.gold ? 'field has-error' : 'field'}>
+                    <label for="cv-gold">{t('ctxr.correct_gold')}</label>
+                    <select id="cv-gold" name="gold" aria-describedby={errors?.gold ? 'cv-gold-hint cv-gold-error' : 'cv-gold-hint'}>
+                      <option value="" selected={goldChoice === ''}>{r('review.keep_gold')}</option>
+                      <option value="1" selected={goldChoice === '1'}>{t('ctxr.relevant')}</option>
+                      <option value="0" selected={goldChoice === '0'}>{t('ctxr.not_relevant')}</option>
+                    </select>
+                    <p class="hint" id="cv-gold-hint">{t('ctxr.correct_gold_hint')}</p>
+                    {err('gold')}
+                  </div>
+                ) : <p class="hint">{r('review.cannot_adjudicate')}</p>}
+                <div class={errors?.note ? 'field has-error' : 'field'}>
+                  <label for="cv-note">{r('review.note')}</label>
+                  <textarea id="cv-note" name="note" rows={3} maxLength={2000} aria-describedby={errors?.note ? 'cv-note-hint cv-note-error' : 'cv-note-hint'}>{note}</textarea>
+                  <p class="hint" id="cv-note-hint">{r('review.note_hint')}</p>
+                  {err('note')}
+                </div>
+                <div class="actions">
+                  <button class="btn primary" type="submit">{r('review.save')}</button>
+                  <button class="btn" type="submit" name="next" value="1">{r('review.save_next')}</button>
+                </div>
+              </form>
+            )}
+          </section>
+        </div>
+        <aside class="card" aria-labelledby="all-contexts">
+          <h2 id="all-contexts">{t('ctxr.all_contexts')}</h2>
+          <ol class="contexts">
+            {item.contexts.map((c) => (
+              <li class={c.rank === here.rank ? 'context current' : 'context'} aria-current={c.rank === here.rank ? 'true' : undefined}>
+                <div>
+                  <p class="context-text"><Highlighted segments={highlight(c.text, terms)} /></p>
+                  <p class="sub context-marks">{t('ctxr.experts')} <Relevance ctx={ctx} value={c.gold} /> · {t('ctxr.judge')} <Relevance ctx={ctx} value={c.judge} /></p>
+                  {c.reason && <p class="sub">{c.reason}</p>}
+                </div>
+              </li>
+            ))}
+          </ol>
+        </aside>
+      </div>
+      {item.step && (
+        <section aria-labelledby="trace-heading">
+          <h2 id="trace-heading">{t('ctxr.judge_call', { rank: here.rank })}</h2>
+          <TraceSteps ctx={ctx} r={r} steps={[item.step]} metricKey={run.metric_key} />
+        </section>
+      )}
+      {pager('bottom')}
+    </Layout>
+  );
+}
