@@ -229,6 +229,21 @@ describe('audit queue of contexts', () => {
     const exact = app.ctx.runner.queries.byName(datasetId, 'exact', 'exact_match')!;
     expect((await admin.get(`/runs/${exact.id}/review/contexts`)).status).toBe(404);
   });
+  it('shows a labeller who may still label the items neither queued contexts nor the experts\' labels (the permission module)', async () => {
+    const { id, rank } = firstOf('outdated');
+    const blind = await loginAs(app, 'blind@example.com', 'expert');
+    const blindId = app.ctx.users.queries.byEmail('blind@example.com')!.id;
+    const adminId = app.ctx.users.queries.byEmail('boss@example.com')!.id;
+    app.ctx.labels.setAssignment(adminId, datasetId, app.ctx.datasets.get(datasetId)!.version, 1, [{ userId: blindId, label: true, adjudicate: false }]);
+    const listed = await blind.get(queue());
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toMatch(/<tr id="ctx-\d+-\d+"/);
+    const item = await blind.get(`/runs/${run.id}/review/contexts/${id}/${rank}?criterion=${criterionId}`);
+    expect(item.status).toBe(200);
+    expect(item.text).not.toContain(RATIONALE);
+    // The admin, who adjudicates, still sees both.
+    expect((await admin.get(queue())).text).toMatch(/<tr id="ctx-\d+-\d+"/);
+  });
 });
 
 describe('an imported Ragas run of context precision', () => {
