@@ -3,12 +3,14 @@ import { enLabelling } from './en-labelling.ts';
 import { enJudge } from './en-judge.ts';
 import { enCalibration } from './en-calibration.ts';
 import { enReview } from './en-review.ts';
+import { enRagas } from './en-ragas.ts';
 
 export const en = {
   ...enLabelling,
   ...enJudge,
   ...enCalibration,
   ...enReview,
+  ...enRagas,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

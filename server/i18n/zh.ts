@@ -4,12 +4,14 @@ import { zhLabelling } from './zh-labelling.ts';
 import { zhJudge } from './zh-judge.ts';
 import { zhCalibration } from './zh-calibration.ts';
 import { zhReview } from './zh-review.ts';
+import { zhRagas } from './zh-ragas.ts';
 
 export const zh: Record<MessageKey, string> = {
   ...zhLabelling,
   ...zhJudge,
   ...zhCalibration,
   ...zhReview,
+  ...zhRagas,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

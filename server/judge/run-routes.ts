@@ -8,6 +8,7 @@ import { sendDocument, sendHtml } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { RunError } from './runner.ts';
+import { CHINESE_AWARE_METRICS } from './metrics/index.ts';
 import type { RunSummary } from './run-queries.ts';
 import { systemNames } from '../responses/queries.ts';
 import { RunPage, RunProgress, RunsPage, TracePage } from '../../views/pages/runs.tsx';
@@ -26,9 +27,10 @@ export function runRoutes(app: AppContext): Router {
   const expert = requireRole('expert', app.log);
   const { datasets, runner, registry } = app;
 
-  function metricsFor(datasetId: number) {
-    return [...registry.builtinKeys().map((k) => ({ key: k, kind: registry.get(datasetId, k)!.kind })),
-      ...registry.custom(datasetId).map((m) => ({ key: m.key, kind: registry.get(datasetId, m.key)?.kind ?? 'llm' }))];
+  /** The metrics a run can use; on a Chinese dataset goldset's Chinese-aware BLEU and ROUGE-L are marked as the ones to pick. */
+  function metricsFor(datasetId: number, language: string) {
+    return [...registry.builtinKeys().map((k) => ({ key: k, kind: registry.get(datasetId, k)!.kind, suggested: language === 'zh' && CHINESE_AWARE_METRICS.includes(k) })),
+      ...registry.custom(datasetId).map((m) => ({ key: m.key, kind: registry.get(datasetId, m.key)?.kind ?? 'llm', suggested: false }))];
   }
 
   const NO_SCORES: RunSummary = { scored: 0, errored: 0, skipped: 0, mean: null, reasons: [] };
@@ -42,7 +44,7 @@ export function runRoutes(app: AppContext): Router {
   function runsPage(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
     const dataset = datasets.get(datasetId)!;
     return RunsPage({
-      ctx: pageContext(req), dataset, metrics: metricsFor(dataset.id), systems: systemNames(app, dataset.id),
+      ctx: pageContext(req), dataset, metrics: metricsFor(dataset.id, dataset.language), systems: systemNames(app, dataset.id),
       runs: runsWithSummaries(dataset.id),
       judgeReady: app.judgeSettings.effective() !== null, ...extra,
     });

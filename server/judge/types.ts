@@ -68,6 +68,8 @@ export interface StepDefinition {
 
 export interface MetricDefinition {
   key: string;
+  /** The column Ragas writes this metric's scores in (`metric.name`, plus `(mode=…)` where it has a mode); none for goldset's own metrics. */
+  ragas_column?: string;
   kind: 'llm' | 'non_llm';
   /** The item fields a metric cannot do without; an item lacking one is skipped with that reason. */
   needs: ('ground_truth' | 'retrieved_contexts' | 'reference_contexts')[];

@@ -41,6 +41,7 @@ export function createAnswerCorrectness(options: AnswerCorrectnessOptions = {}):
 
   return defineMetric({
     key: 'answer_correctness',
+    ragas_column: 'answer_correctness',
     kind: 'llm',
     needs: ['ground_truth'],
     uses_embeddings: useSimilarity,

@@ -30,6 +30,7 @@ export function createAnswerRelevancy(options: AnswerRelevancyMetricOptions = {}
 
   return defineMetric({
     key: 'answer_relevancy',
+    ragas_column: 'answer_relevancy',
     kind: 'llm',
     needs: [],
     uses_embeddings: true,

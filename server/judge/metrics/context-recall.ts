@@ -16,6 +16,7 @@ export const AttributionSchema = z.object({
 
 export const contextRecallMetric = defineMetric({
   key: 'context_recall',
+  ragas_column: 'context_recall',
   kind: 'llm',
   needs: ['ground_truth'],
   uses_embeddings: false,

@@ -16,6 +16,7 @@ export const NliSchema = z.object({
 
 export const faithfulnessMetric = defineMetric({
   key: 'faithfulness',
+  ragas_column: 'faithfulness',
   kind: 'llm',
   needs: ['retrieved_contexts'],
   uses_embeddings: false,

@@ -116,6 +116,7 @@ export function missingNeed(item: ScoringItem, needs: MetricDefinition['needs'])
 
 export interface PipelineSpec {
   key: string;
+  ragas_column?: string;
   kind: MetricDefinition['kind'];
   needs: MetricDefinition['needs'];
   uses_embeddings: boolean;
@@ -130,6 +131,7 @@ export interface PipelineSpec {
 export function defineMetric(spec: PipelineSpec): MetricDefinition {
   return {
     key: spec.key,
+    ...(spec.ragas_column !== undefined ? { ragas_column: spec.ragas_column } : {}),
     kind: spec.kind,
     needs: spec.needs,
     uses_embeddings: spec.uses_embeddings,
