@@ -8,7 +8,9 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
-import type { PromptInUse, PromptTemplate } from '../judge/types.ts';
+import type { LabelledItem, PromptExample, PromptInUse, PromptTemplate, StepDefinition, Trace } from '../judge/types.ts';
+import { exampleFromTrace } from '../judge/examples.ts';
+import { examplesError, exampleSkeleton } from '../judge/example-messages.ts';
 import { RunError } from '../judge/runner.ts';
 import { holdoutPart } from './holdout.ts';
 import { comparePromptVersions } from './compare.ts';
@@ -27,18 +29,31 @@ const Draft = z.object({
 export function labRoutes(app: AppContext): Router {
   const r = Router();
   const expert = requireRole('expert', app.log);
-  const { datasets, registry, prompts, criteria, calibration, runner, responses } = app;
+  const { datasets, registry, prompts, criteria, calibration, runner } = app;
 
   function llmMetrics(datasetId: number): string[] {
     return [...registry.builtinKeys(), ...registry.custom(datasetId).map((m) => m.key)].filter((k) => registry.get(datasetId, k)?.kind === 'llm');
   }
 
-  /** The candidates for few-shot examples: their question, answer and the first expert note, in one query. */
-  const candidateRows = app.db.prepare<[string], { id: number; question: string; answer: string; rationale: string | null; corrected_answer: string | null }>(`
-    SELECT r.id, s.question, r.answer, f.rationale, f.corrected_answer FROM response r JOIN sample s ON s.id = r.sample_id
+  /** The candidates for few-shot examples: their item and the first expert note, in one query. */
+  const candidateRows = app.db.prepare<[string], {
+    id: number; question: string; answer: string; ground_truth: string; retrieved_contexts: string; reference_contexts: string;
+    rationale: string | null; corrected_answer: string | null;
+  }>(`
+    SELECT r.id, s.question, r.answer, s.ground_truth, r.retrieved_contexts, s.reference_contexts, f.rationale, f.corrected_answer
+    FROM response r JOIN sample s ON s.id = r.sample_id
     LEFT JOIN annotation f ON f.id = (SELECT a.id FROM annotation a WHERE a.response_id = r.id AND a.state = 'submitted'
       AND (a.rationale <> '' OR a.corrected_answer <> '') ORDER BY a.submitted_at LIMIT 1)
     WHERE r.id IN (SELECT value FROM json_each(?))`);
+
+  /** Of the given items, those a goldset run of the metric has a trace for that records the step's input; the newest run's. */
+  const traced = app.db.prepare<{ ds: number; metric: string; step: string; ids: string }, { response_id: number; run_id: number }>(`
+    SELECT sc.response_id, max(sc.run_id) AS run_id FROM score sc JOIN run r ON r.id = sc.run_id
+    WHERE r.dataset_id = @ds AND r.metric_key = @metric AND r.source = 'goldset' AND sc.trace IS NOT NULL
+      AND sc.response_id IN (SELECT value FROM json_each(@ids))
+      AND EXISTS (SELECT 1 FROM json_each(sc.trace, '$.steps') j WHERE json_extract(j.value, '$.step') = @step
+        AND json_type(j.value, '$.input') = 'object' AND json_extract(j.value, '$.error') IS NULL)
+    GROUP BY sc.response_id`);
 
   /** Items of each holdout part that have a gold value for the criterion, in id order. */
   function parts(dataset: DatasetRow, gold: ReadonlyMap<number, string>): Record<'calibration' | 'held_out', number[]> {
@@ -66,27 +81,41 @@ export function labRoutes(app: AppContext): Router {
     const split = parts(dataset, gold);
     const shown = split.calibration.slice(0, 40);
     const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
+    const definition = metric.steps.find((x) => x.step === step)!;
+    const fromTrace = new Set(traced.all({ ds: dataset.id, metric: metricKey, step, ids: JSON.stringify(shown) }).map((t) => t.response_id));
     const candidates: ExampleCandidate[] = shown.flatMap((id) => {
       const r = rows.get(id);
-      return r ? [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '' }] : [];
+      if (!r) return [];
+      const fromLabel = definition.fromLabel ? definition.fromLabel(toLabelled(r, gold.get(id)!, criterion)).length > 0 : false;
+      return [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '',
+        from_label: fromLabel, from_trace: fromTrace.has(id) }];
     });
     return {
-      metric: metricKey, metrics, step, steps, criterion, criteria: cs, current,
+      metric: metricKey, metrics, step, steps, criterion, criteria: cs, current, labels_inform_step: definition.fromLabel !== undefined,
+      example_shape: exampleSkeleton(definition),
       draft: draft ?? { instruction: current.instruction, output_format: current.output_format, examples: current.examples, language: current.language },
       candidates, runs: runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset'),
       parts: { calibration: split.calibration.length, held_out: split.held_out.length },
     };
   }
 
-  function readDraft(req: Request): { draft: PromptTemplate; note: string } | { error: string } {
+  /** The draft of the form; with `step`, its examples must fit that step's schema (they are about to be saved). */
+  function readDraft(req: Request, step?: StepDefinition): { draft: PromptTemplate; note: string } | { error: string } {
     const parsed = Draft.safeParse(req.body);
     if (!parsed.success) return { error: req.t('err.required') };
+    let examples: PromptExample[];
     try {
-      const examples = ExampleList.parse(JSON.parse(parsed.data.examples || '[]')) as PromptTemplate['examples'];
-      return { draft: { instruction: parsed.data.instruction, output_format: parsed.data.output_format, examples, language: parsed.data.language }, note: parsed.data.note };
+      examples = ExampleList.parse(JSON.parse(parsed.data.examples || '[]')) as PromptExample[];
     } catch {
       return { error: req.t('err.examples_json') };
     }
+    const problem = step ? examplesError(step, examples, req.t) : null;
+    if (problem) return { error: problem };
+    return { draft: { instruction: parsed.data.instruction, output_format: parsed.data.output_format, examples, language: parsed.data.language }, note: parsed.data.note };
+  }
+
+  function stepOf(datasetId: number, s: LabState): StepDefinition {
+    return registry.get(datasetId, s.metric)!.steps.find((x) => x.step === s.step)!;
   }
 
   function load(req: Request) {
@@ -112,26 +141,44 @@ export function labRoutes(app: AppContext): Router {
     // Only items of the calibration part may become examples: the held-out part stays unseen.
     if (holdoutPart(dataset.holdout_seed, id) !== 'calibration') return sendError(req, res, 422, req.t('lab.not_calibration_item'));
     const c = base.candidates.find((x) => x.response_id === id);
-    const resp = responses.byId(id);
-    if (!c || !resp) return sendError(req, res, 404, req.t('err.not_found'));
-    const example = {
-      input: { question: resp.question, answer: resp.answer, ground_truth: resp.ground_truth, contexts: JSON.parse(resp.retrieved_contexts) as string[] },
-      output: { value: c.gold, reason: c.rationale, ...(c.corrected_answer ? { corrected_answer: c.corrected_answer } : {}) },
-      response_id: id,
-    };
-    const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => (e as { response_id?: number }).response_id !== id), example] };
+    if (!c) return sendError(req, res, 404, req.t('err.not_found'));
+    const step = stepOf(dataset.id, base);
+    const fromTrace = req.query.source === 'trace';
+    const made = fromTrace ? fromTraceOf(dataset.id, base, step, id) : fromLabelOf(step, base, id);
+    if (made.length === 0) {
+      const why = fromTrace ? 'lab.no_trace_example' : 'lab.label_cannot_inform';
+      return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft: read.draft }, errors: { examples: req.t(why) } }), 422);
+    }
+    const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => e.response_id !== id), ...made] };
     sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft } }));
   });
+
+  /** The step's examples from the expert's label of an item: none when labels cannot inform the step. */
+  function fromLabelOf(step: StepDefinition, s: LabState, id: number): PromptExample[] {
+    const row = candidateRows.get(JSON.stringify([id]));
+    const gold = calibration.goldFor(s.criterion).get(id);
+    if (!step.fromLabel || !row || gold === undefined) return [];
+    return step.fromLabel(toLabelled(row, gold, s.criterion));
+  }
+
+  /** The judge's own input and output for the step, from the newest goldset run's trace of the item. */
+  function fromTraceOf(datasetId: number, s: LabState, step: StepDefinition, id: number): PromptExample[] {
+    const hit = traced.get({ ds: datasetId, metric: s.metric, step: s.step, ids: JSON.stringify([id]) });
+    const score = hit && runner.queries.score(hit.run_id, id);
+    if (!score?.trace) return [];
+    const example = exampleFromTrace(step, JSON.parse(score.trace) as Trace, id);
+    return example ? [example] : [];
+  }
 
   r.post('/datasets/:id/prompt-lab/run', expert, (req, res) => {
     const dataset = load(req);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const base = state(dataset, req.body as Record<string, unknown>);
     if (!base) return sendError(req, res, 422, req.t('lab.needs'));
-    const read = readDraft(req);
+    const read = readDraft(req, stepOf(dataset.id, base));
     if ('error' in read) return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: base, errors: { examples: read.error } }), 422);
     const saved = prompts.save(req.user!.id, dataset.id, base.metric, base.step, read.draft, read.note);
-    const examples = new Set(read.draft.examples.map((e) => (e as { response_id?: number }).response_id).filter((x): x is number => typeof x === 'number'));
+    const examples = new Set(read.draft.examples.map((e) => e.response_id).filter((x): x is number => typeof x === 'number'));
     const ids = partIds(dataset, base.criterion.id, 'calibration').filter((id) => !examples.has(id));
     try {
       const run = runner.create(req.user!.id, dataset.id, {
@@ -182,4 +229,15 @@ export function labRoutes(app: AppContext): Router {
   });
 
   return r;
+}
+
+/** A candidate row as the LabelledItem a step's fromLabel reads. */
+function toLabelled(row: { id: number; question: string; answer: string; ground_truth: string; retrieved_contexts: string; reference_contexts: string;
+  rationale: string | null; corrected_answer: string | null }, gold: string, criterion: LabelledItem['criterion']): LabelledItem {
+  return {
+    response_id: row.id, gold, criterion: { kind: criterion.kind, scale_min: criterion.scale_min, scale_max: criterion.scale_max },
+    rationale: row.rationale ?? '', corrected_answer: row.corrected_answer ?? '',
+    item: { question: row.question, answer: row.answer, ground_truth: row.ground_truth,
+      retrieved_contexts: JSON.parse(row.retrieved_contexts) as string[], reference_contexts: JSON.parse(row.reference_contexts) as string[] },
+  };
 }

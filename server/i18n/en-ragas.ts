@@ -1,4 +1,20 @@
 // English: the Ragas round trip (Ragas-named metrics, prompt files for Ragas, results imports).
 export const enRagas = {
   'ragas.suggested_zh': 'suggested for Chinese',
+  'examples.not_an_example': 'Example {n} is not an {"input": …, "output": …} pair. This step\'s examples look like {shape}',
+  'examples.missing': 'Example {n}: {field} is missing. This step\'s examples look like {shape}',
+  'examples.wrong_type': 'Example {n}: {field} must be {expected}. This step\'s examples look like {shape}',
+  'examples.not_allowed': 'Example {n}: {field} has a value this step does not allow (allowed: {expected}).',
+  'examples.unknown_field': 'Example {n}: {field} is not a field of this step. This step\'s examples look like {shape}',
+  'examples.type_string': 'text',
+  'examples.type_number': 'a number',
+  'examples.type_array': 'a list',
+  'examples.type_object': 'an object',
+  'examples.type_other': 'another kind of value',
+  'examples.shape': 'Each example: {shape}',
+  'lab.add_from_label': 'Add from label',
+  'lab.add_from_trace': 'Add the judge\'s output',
+  'lab.add_from_trace_hint': 'Labels cannot decide this step\'s output: add the input and the output the judge gave in its last run, and correct the output in the draft.',
+  'lab.no_trace_example': 'No run of this metric has recorded this step for the item; run the metric on it first.',
+  'lab.label_cannot_inform': 'This item\'s label does not decide this step\'s output.',
 } as const;

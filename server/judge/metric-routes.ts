@@ -8,10 +8,11 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { rubricOutputFormat } from './prompts/rubric.ts';
-import type { Language, PromptTemplate } from './types.ts';
-import { MetricsPage, type MetricView } from '../../views/pages/metrics.tsx';
+import type { Language, PromptExample, PromptTemplate } from './types.ts';
+import { examplesError, exampleSkeleton } from './example-messages.ts';
+import { MetricsPage, type MetricView, type PromptDraft } from '../../views/pages/metrics.tsx';
 
-const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown() }));
+const ExampleList = z.array(z.unknown());
 
 const PromptForm = z.object({
   metric: z.string().min(1),
@@ -46,12 +47,12 @@ export function metricRoutes(app: AppContext): Router {
       const current = prompts.resolve(datasetId, metric, language);
       return {
         key, kind: metric.kind, custom: !registry.builtinKeys().includes(key),
-        steps: metric.steps.map((s) => ({ step: s.step, current: current[s.step]!, versions: prompts.versions(datasetId, key, s.step) })),
+        steps: metric.steps.map((s) => ({ step: s.step, current: current[s.step]!, versions: prompts.versions(datasetId, key, s.step), shape: exampleSkeleton(s) })),
       };
     });
   }
 
-  function page(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
+  function page(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string>; draft?: PromptDraft } = {}) {
     const dataset = datasets.get(datasetId)!;
     return MetricsPage({ ctx: pageContext(req), dataset, metrics: view(dataset.id, dataset.language), ...extra });
   }
@@ -66,10 +67,15 @@ export function metricRoutes(app: AppContext): Router {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(PromptForm, req.body, req.t);
-    if (!form.ok) return sendDocument(res, page(req, dataset.id, { errors: { _form: Object.values(form.errors).join(' ') } }), 422);
+    const draft = { metric: String(req.body?.metric ?? ''), step: String(req.body?.step ?? ''), fields: req.body as Record<string, string> };
+    if (!form.ok) return sendDocument(res, page(req, dataset.id, { errors: { prompt: Object.values(form.errors).join(' ') }, draft }), 422);
     const metric = registry.get(dataset.id, form.data.metric);
-    if (!metric || !metric.steps.some((s) => s.step === form.data.step)) return sendError(req, res, 404, req.t('err.not_found'));
-    const template: PromptTemplate = { instruction: form.data.instruction, output_format: form.data.output_format, examples: form.data.examples, language: form.data.language };
+    const step = metric?.steps.find((s) => s.step === form.data.step);
+    if (!metric || !step) return sendError(req, res, 404, req.t('err.not_found'));
+    // A version whose examples do not fit the step's own schema is refused, naming the example and field.
+    const problem = examplesError(step, form.data.examples, req.t);
+    if (problem) return sendDocument(res, page(req, dataset.id, { errors: { prompt: problem }, draft }), 422);
+    const template: PromptTemplate = { instruction: form.data.instruction, output_format: form.data.output_format, examples: form.data.examples as PromptExample[], language: form.data.language };
     const saved = prompts.save(req.user!.id, dataset.id, metric.key, form.data.step, template, form.data.note);
     req.session.flash = req.t('metrics.version_saved', { n: saved.version });
     res.redirect(303, `/datasets/${dataset.id}/metrics#m-${metric.key}`);

@@ -95,3 +95,12 @@ describe('non-LLM metrics', () => {
     expect(await BUILTIN_METRICS['non_llm_context_precision_with_reference']!.score({ ...it1, retrieved_contexts: [] }, ctx)).toMatchObject({ status: 'ok', value: 0 });
   });
 });
+
+describe('few-shot examples in their step schema', () => {
+  it('every built-in and example metric default example fits its step', async () => {
+    const { validateExamples } = await import('../../server/judge/examples.ts');
+    for (const m of [...Object.values(BUILTIN_METRICS), ...Object.values(EXAMPLE_METRICS)]) {
+      for (const s of m.steps) for (const l of ['en', 'zh'] as const) expect(validateExamples(s, s.defaults[l].examples), `${m.key}.${s.step} ${l}`).toBeNull();
+    }
+  });
+});

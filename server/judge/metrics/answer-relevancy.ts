@@ -15,6 +15,7 @@ import { QUESTION_PROMPTS } from '../prompts/relevancy.ts';
 import type { MetricDefinition } from '../types.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
 
+export const QuestionInput = z.object({ answer: z.string(), variant: z.number().int().min(1) });
 export const QuestionSchema = z.object({ question: z.string(), noncommittal: Verdict01 });
 
 export interface AnswerRelevancyMetricOptions {
@@ -34,7 +35,7 @@ export function createAnswerRelevancy(options: AnswerRelevancyMetricOptions = {}
     kind: 'llm',
     needs: [],
     uses_embeddings: true,
-    steps: [{ step: 'questions', defaults: QUESTION_PROMPTS }],
+    steps: [{ step: 'questions', defaults: QUESTION_PROMPTS, input: QuestionInput, output: QuestionSchema }],
     async run(item, p) {
       const generations = await Promise.all(Array.from({ length: n }, (_, i) =>
         p.ask('questions', 'question_generation', QuestionSchema, { answer: item.answer, variant: i + 1 })));

@@ -11,6 +11,7 @@ import { VERIFY_PROMPTS } from '../prompts/context.ts';
 import type { MetricDefinition } from '../types.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
 
+export const VerifyInput = z.object({ question: z.string(), context: z.string(), answer: z.string() });
 export const VerificationSchema = z.object({ reason: z.string(), verdict: Verdict01 });
 
 /** "verdicts [0, 1] → (P@2=0.5000) / 1 = 0.5000" */
@@ -33,7 +34,7 @@ function createContextPrecision(key: string, column: string, reference: 'ground_
     kind: 'llm',
     needs: reference === 'ground_truth' ? ['ground_truth', 'retrieved_contexts'] : ['retrieved_contexts'],
     uses_embeddings: false,
-    steps: [{ step: 'verify', defaults: VERIFY_PROMPTS }],
+    steps: [{ step: 'verify', defaults: VERIFY_PROMPTS, input: VerifyInput, output: VerificationSchema }],
     async run(item, p) {
       const answer = reference === 'ground_truth' ? item.ground_truth : item.answer;
       const judged = await Promise.all(item.retrieved_contexts.map((context) =>

@@ -44,7 +44,7 @@ export class Pipeline {
       return { ok: false, reason: 'missing_prompt' };
     }
     const messages = renderPrompt(prompt, input, render);
-    const base: TraceStep = { step, prompt_version: prompt.version, messages, raw: null, parsed: null, cached: false };
+    const base: TraceStep = { step, prompt_version: prompt.version, input, messages, raw: null, parsed: null, cached: false };
     this.steps.push(base);
     try {
       const res = await this.judge.chatJson(messages, schema, schemaName);
