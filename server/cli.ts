@@ -12,6 +12,7 @@ import { loadExampleData } from './datasets/example.ts';
 import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
 import { cmdScore, ScoreUsageError } from './judge/cli.ts';
 import { CalibrationUsageError, cmdGate, cmdReport } from './calibration/cli.ts';
+import { cmdExportJudge } from './calibration/export-judge-cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { UserError } from './users/service.ts';
 import { translator } from './i18n/index.ts';
@@ -34,6 +35,9 @@ commands:
         the judge's scores against the experts' gold labels; recorded as the metric's latest calibration
   gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6]
         for CI: non-zero when a mean is below its minimum or the metric's calibration is weaker than the agreement minimum
+  export-judge --dataset NAME --metric KEY --out DIR [--version N]
+        the metric's prompts as the files Ragas's metric.load_prompts(DIR, language) reads, and goldset-calibration.json
+        (the calibration of a run that used exactly these prompt versions)
   agreement --dataset NAME --criterion NAME
         inter-expert agreement of one criterion (Krippendorff's alpha, Fleiss' and pairwise Cohen's kappa)
   example                          load the bilingual example datasets
@@ -192,6 +196,7 @@ async function main(argv: string[]): Promise<number> {
       criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string' }, metric: { type: 'string' },
       'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' },
       threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
+      version: { type: 'string' },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -212,6 +217,7 @@ async function main(argv: string[]): Promise<number> {
       case 'score': return await cmdScore(ctx, o, out);
       case 'report': return await cmdReport(ctx, o, out);
       case 'gate': return await cmdGate(ctx, o, out);
+      case 'export-judge': return cmdExportJudge(ctx, o, out);
       case 'example': {
         const ids = loadExampleData(ctx, null);
         out.print(ids.length ? `created ${ids.length} example datasets` : 'the example datasets exist already', { ok: true, created: ids });

@@ -1,5 +1,5 @@
 // Prompt iteration with a holdout: examples only from the calibration part, draft runs on the
-// calibration part, the held-out final check, comparison of two runs, and the calibrated-judge export.
+// calibration part, the held-out final check, comparison of two runs (the export: ragas-export.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,19 +123,5 @@ describe('prompt lab', () => {
       instruction: 'edited', output_format: '', examples, language: 'en', note: '' });
     expect(viaLab.status).toBe(422);
     expect(app.ctx.prompts.versions(datasetId, 'faithfulness', 'statements')).toHaveLength(before);
-  });
-
-  it('exports the calibrated judge in the layout Ragas saves prompts in, with its calibration', async () => {
-    const criterion = app.ctx.criteria.forDataset(datasetId)[0]!;
-    const run = app.ctx.runner.queries.forDataset(datasetId).at(-1)!;
-    await admin.get(`/datasets/${datasetId}/calibration`);
-    await admin.post(`/datasets/${datasetId}/calibration/record`, { criterion: criterion.id, run: run.id, part: 'calibration', threshold: '0.5' });
-    const res = await admin.get(`/datasets/${datasetId}/metrics/dept_correct/export`);
-    expect(res.headers.get('content-disposition')).toContain('goldset-judge-dept_correct.json');
-    const body = JSON.parse(res.text);
-    expect(body.prompts.rubric).toMatchObject({ language: 'chinese', instruction: '判断回答是否正确。{{answer}}', goldset_version: 1 });
-    expect(body.prompts.rubric.examples[0]).toEqual({ input: expect.any(Object), output: expect.any(Object) });
-    expect(body.calibration).toMatchObject({ criterion: 'correct', part: 'calibration' });
-    expect(Array.isArray(body.calibration.item_ids)).toBe(true);
   });
 });

@@ -6,12 +6,15 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { PromptInUse } from '../../server/judge/types.ts';
 import type { PromptVersionRow } from '../../server/judge/prompt-store.ts';
+import { RagasExport, type RagasExportView } from './metrics-ragas.tsx';
 
 export interface MetricView {
   key: string;
   kind: 'llm' | 'non_llm';
   custom: boolean;
   steps: { step: string; current: PromptInUse; versions: PromptVersionRow[]; shape: string }[];
+  /** Its prompts as files for Ragas and its calibrations; null for metrics without prompts Ragas can load. */
+  ragas: RagasExportView | null;
 }
 
 /** A prompt edit that was refused: shown again in its step's form, with the reason beside it. */
@@ -31,7 +34,7 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors, draft 
         <details class="card metric" id={`m-${m.key}`} open={draft?.metric === m.key}>
           <summary><strong class="mono">{m.key}</strong> {m.custom && <span class="badge">{t('metrics.custom')}</span>} {m.kind === 'non_llm' && <span class="badge">{t('runs.no_llm')}</span>}
             <span class="sub"> {m.steps.map((s) => `${s.step} ${s.current.version === null ? t('runs.default_prompt') : `v${s.current.version}`}`).join(' · ')}</span></summary>
-          {m.steps.length > 0 && <p><a class="btn small" href={`/datasets/${dataset.id}/metrics/${m.key}/export`}>{t('lab.export')}</a></p>}
+          {m.ragas && <RagasExport ctx={ctx} datasetId={dataset.id} v={m.ragas} />}
           {m.steps.map((s) => {
             const d = draft?.metric === m.key && draft.step === s.step ? draft.fields : undefined;
             return (

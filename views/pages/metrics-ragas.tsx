@@ -1,0 +1,62 @@
+// The Ragas part of a metric on the Metrics page: its prompts as files for Ragas's load_prompts (one
+// zip, any prompt version), and the calibrations recorded for it with the prompt versions and judge
+// model each was measured with, so it is plain which prompts a calibration is about.
+import type { PageContext } from '../layout.tsx';
+
+export interface CalibrationRow {
+  created_at: string; criterion: string; run: string; part: string; strength_name: string; strength: number | null;
+  /** "statements v2 · nli default"; and the judge that scored the run. */
+  prompts: string; model: string;
+  /** The calibration's prompt versions are the metric's current ones. */
+  current: boolean;
+}
+
+export interface RagasExportView {
+  metric: string;
+  /** Ragas's metric names the files are written under, and the language in their names. */
+  ragas_names: string[]; language: 'english' | 'chinese';
+  /** Highest version saved of any step (the version picker offers 1…this). */
+  max_version: number;
+  current_prompts: string;
+  calibrations: CalibrationRow[];
+}
+
+export function RagasExport({ ctx, datasetId, v }: { ctx: PageContext; datasetId: number; v: RagasExportView }) {
+  const { t } = ctx;
+  const id = `x-${v.metric}`;
+  return (
+    <section class="ragas-export" aria-labelledby={`${id}-h`}>
+      <h3 id={`${id}-h`}>{t('ragas.export_title')}</h3>
+      <p class="hint">{t('ragas.export_lead', { names: v.ragas_names.join(', '), language: v.language })}</p>
+      <form method="get" action={`/datasets/${datasetId}/metrics/${encodeURIComponent(v.metric)}/export`} class="row">
+        <div class="field">
+          <label for={`${id}-v`}>{t('ragas.export_version')}</label>
+          <select id={`${id}-v`} name="version">
+            <option value="">{t('ragas.export_current', { prompts: v.current_prompts })}</option>
+            <option value="0">{t('ragas.export_defaults')}</option>
+            {Array.from({ length: v.max_version }, (_, i) => <option value={i + 1}>{t('metrics.version_n', { n: i + 1 })}</option>)}
+          </select>
+        </div>
+        <button class="btn small" type="submit">{t('ragas.export_download')}</button>
+      </form>
+      <h4>{t('ragas.calibrations')}</h4>
+      {v.calibrations.length === 0 ? <p class="sub">{t('ragas.no_calibrations')}</p> : (
+        <table class="table compact">
+          <thead><tr>
+            <th scope="col">{t('audit.when')}</th><th scope="col">{t('calib.criterion')}</th><th scope="col">{t('ragas.cal_run')}</th>
+            <th scope="col">{t('ragas.cal_prompts')}</th><th scope="col">{t('ragas.cal_model')}</th><th scope="col" class="num">{t('ragas.cal_strength')}</th>
+            <th scope="col">{t('ragas.cal_current')}</th>
+          </tr></thead>
+          <tbody>{v.calibrations.map((c) => (
+            <tr>
+              <td class="sub">{c.created_at.slice(0, 16).replace('T', ' ')}</td><td>{c.criterion}</td><td>{c.run} <span class="sub">({t(`calib.part_${c.part}` as 'calib.part_all')})</span></td>
+              <td class="mono">{c.prompts || '—'}</td><td class="mono">{c.model || t('ragas.cal_imported')}</td>
+              <td class="num">{c.strength_name} {c.strength === null ? '—' : c.strength.toFixed(3)}</td>
+              <td>{c.current ? <span class="badge ok">{t('ragas.cal_current_yes')}</span> : <span class="badge">{t('ragas.cal_current_no')}</span>}</td>
+            </tr>
+          ))}</tbody>
+        </table>
+      )}
+    </section>
+  );
+}
