@@ -34,7 +34,9 @@ commands:
   report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out]
         the judge's scores against the experts' gold labels; recorded as the metric's latest calibration
   gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6]
-        for CI: non-zero when a mean is below its minimum or the metric's calibration is weaker than the agreement minimum
+        for CI: non-zero when a mean is below its minimum, or when the metric has no calibration of this run's judge (same
+        judge model, embedding model, prompt versions and settings) at least as strong as the agreement minimum.
+        METRIC=VALUE splits on the last '=': --min "factual_correctness(mode=f1)=0.3"
   export-judge --dataset NAME --metric KEY --out DIR [--version N]
         the metric's prompts as the files Ragas's metric.load_prompts(DIR, language) reads, and goldset-calibration.json
         (the calibration of a run that used exactly these prompt versions)
