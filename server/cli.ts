@@ -21,9 +21,10 @@ const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
   import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|goldset]
-         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...] [--run NAME]
+         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...] [--run NAME] [--score-column NAME ...]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
-        from a Ragas-style file into a dataset, creating it if needed
+        from a Ragas-style file into a dataset, creating it if needed; with --run, every Ragas metric column (and each
+        --score-column) becomes an imported run; rows without a system match the response with their question, answer and contexts
   export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
         ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>);
         goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
@@ -85,10 +86,17 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   if (!format || !['csv', 'jsonl', 'json'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json');
   const { dataset, created } = ctx.datasets.ensure(null, name, language);
   const annotatorId = o.annotator ? annotatorFor(ctx, String(o.annotator)) : undefined;
-  const result = await ctx.imports.importFile(null, dataset.id, file, { format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined });
+  const scoreColumns = ([o['score-column'] ?? []].flat() as string[]).map((c) => c.trim()).filter((c) => c !== '');
+  const result = await ctx.imports.importFile(null, dataset.id, file, {
+    format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined, scoreColumns,
+  });
   if (!result.ok) {
     if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
     if (result.scoreError) throw new UsageError(result.scoreError);
+    if (result.missingScoreColumns) throw new UsageError(`--score-column: no column ${result.missingScoreColumns.map((c) => `"${c}"`).join(', ')} in the file`);
+    if (result.ambiguousRows) {
+      throw new UsageError(result.ambiguousRows.map((lines) => `lines ${lines.join(', ')}: ${AMBIGUOUS}`).join('\n'));
+    }
     const lines = result.labelErrors
       ? result.labelErrors.map((e) => `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'`)
       : result.errors.map((e) => e.message);
@@ -99,19 +107,25 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   }
   out.print(`imported ${result.rows} rows into "${dataset.name}": ${result.created} new samples, ${result.matched} matched existing` +
     `, ${result.responsesCreated} new responses, ${result.labels} labels` +
+    (result.matchedWithoutSystem ? `; ${result.matchedWithoutSystem} rows without a system matched existing responses by question, answer and contexts`
+      + (result.sharedAcrossSystems ? ` (${result.sharedAcrossSystems} of them the identical answers of several systems, which got the same scores)` : '') : '') +
     (result.criteriaCreated.length ? `; created criteria: ${result.criteriaCreated.join(', ')}` : '') +
     (result.scoreRuns.length ? `; scores imported as run "${o.run}": ${result.scoreRuns.map((r) => `${r.metric} (${r.scored} scored, ${r.missing} without score)`).join(', ')}`
       : result.scoreColumns.length ? `; score columns not imported (give --run NAME): ${result.scoreColumns.join(', ')}` : '') +
     (result.differs.length ? `; ${result.differs.length} rows differ from existing samples (kept): rows ${result.differs.slice(0, 20).join(', ')}` : '') +
     (result.ignoredColumns.length ? `; ignored columns: ${result.ignoredColumns.join(', ')}` : ''),
   { ok: true, dataset: dataset.name, dataset_id: dataset.id, dataset_created: created, rows: result.rows, created: result.created, matched: result.matched,
-    differs: result.differs, responses_created: result.responsesCreated, responses_matched: result.responsesMatched, labels: result.labels,
+    differs: result.differs, responses_created: result.responsesCreated, responses_matched: result.responsesMatched,
+    matched_without_system: result.matchedWithoutSystem, shared_across_systems: result.sharedAcrossSystems, labels: result.labels,
     criteria_created: result.criteriaCreated, labels_without_answer: result.labelsWithoutAnswer, score_columns: result.scoreColumns, score_runs: result.scoreRuns, ignored_columns: result.ignoredColumns });
   // The rows are committed; a server running on the same file does not know about them, so the
   // search index is completed here rather than left to its background indexer.
   ctx.searchIndex.catchUp();
   return 0;
 }
+
+const AMBIGUOUS = 'the same question, answer and contexts with different scores or labels, and no system to tell them apart; '
+  + 'give these rows a system column, or keep one of them';
 
 /** The expert named by --annotator, created (without a password, to be invited later) if unknown. */
 function annotatorFor(ctx: AppContext, email: string): number {
@@ -198,7 +212,7 @@ async function main(argv: string[]): Promise<number> {
       criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string' }, metric: { type: 'string' },
       'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' },
       threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
-      version: { type: 'string' },
+      version: { type: 'string' }, 'score-column': { type: 'string', multiple: true },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });

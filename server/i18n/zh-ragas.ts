@@ -37,4 +37,10 @@ export const zhRagas: Record<keyof typeof enRagas, string> = {
   'ragas.cal_current_yes': '是',
   'ragas.cal_current_no': '其他版本',
   'ragas.cal_imported': '导入的分数',
+  'ragas.import_ambiguous': '第 {lines} 行的问题、回答和检索内容相同，但分数或标注不同，又没有 system 列可以区分。请为它们填写 system，或只保留其中一行。',
+  'ragas.import_missing_score_columns': '文件中没有列 {columns}。',
+  'ragas.import_matched_without_system': '{n} 行没有 system，已按相同的问题、回答和检索内容匹配到已有的回答，没有为它们新建任何内容。',
+  'ragas.import_shared_across_systems': '其中 {n} 行匹配到多个系统给出的相同回答，这些回答都记入了相同的分数。',
+  'ragas.import_score_columns': '其他分数列',
+  'ragas.import_score_columns_hint': '填写运行名称后，Ragas 的各指标列都会作为分数读入；其他数值列请在此填写，用逗号分隔。',
 };

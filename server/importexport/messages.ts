@@ -25,5 +25,6 @@ export function rowErrorMessage(e: RowError, locale: Locale): string {
     case 'not_a_string': return `${at}${col}应为文本，实际是${KIND_ZH[e.params.got]}`;
     case 'not_a_number': return `${at}${col}不是数字：“${e.params.value.slice(0, 40)}”`;
     case 'invalid_value': return `${at}${col}无效：${e.params.detail}`;
+    case 'out_of_range': return `${at}${col}为 ${e.params.value}，超出该指标的取值范围（${e.params.allowed}）`;
   }
 }

@@ -19,6 +19,8 @@ const ImportForm = z.object({
   format: z.enum(['csv', 'jsonl', 'json']).or(z.literal('')).default(''),
   annotator: z.coerce.number().int().positive().optional().catch(undefined),
   run: z.string().trim().max(80).optional().catch(undefined),
+  /** Further score columns, separated by commas or new lines. */
+  score_columns: z.string().max(2000).optional().catch(undefined),
 });
 const ExportQuery = z.object({
   format: z.enum(EXPORT_FORMATS).catch('ragas-jsonl'),
@@ -51,10 +53,15 @@ export function importExportRoutes(app: AppContext): Router {
       // Labels in the file are the uploader's own unless an admin names another expert.
       const chosen = form.success ? form.data.annotator : undefined;
       const annotatorId = chosen && req.user!.role === 'admin' && app.users.queries.byId(chosen) ? chosen : req.user!.id;
-      const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined });
+      const scoreColumns = (form.success ? form.data.score_columns ?? '' : '').split(/[,\n]/).map((c) => c.trim()).filter((c) => c !== '');
+      const result = await imports.importFile(req.user!.id, dataset.id, file.path, {
+        format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined, scoreColumns,
+      });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
-        const errors = result.scoreError ? [result.scoreError] : result.labelErrors
+        const errors = result.ambiguousRows ? result.ambiguousRows.map((lines) => req.t('ragas.import_ambiguous', { lines: lines.join(', ') }))
+          : result.missingScoreColumns ? [req.t('ragas.import_missing_score_columns', { columns: result.missingScoreColumns.join(', ') })]
+          : result.scoreError ? [result.scoreError] : result.labelErrors
           ? result.labelErrors.map((e) => req.t('import.label_error', { line: e.line, criterion: e.criterion, value: e.value, kind: req.t(`kind.${e.kind}`) }))
           : result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
         return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.totalErrors - errors.length } }), 422);

@@ -43,6 +43,7 @@ export type RowErrorDetail =
   | { code: 'not_a_list'; params: { reason: ListSyntaxReason | 'item_not_string'; position: number | null; detail: string } }
   | { code: 'not_a_string'; params: { got: JsonKind } }
   | { code: 'not_a_number'; params: { value: string } }
+  | { code: 'out_of_range'; params: { value: string; allowed: string } }
   | { code: 'invalid_value'; params: { detail: string } };
 
 export type RowErrorCode = RowErrorDetail['code'];
@@ -135,5 +136,7 @@ export function describeError(e: RowErrorDetail & { line: number; unit: LineUnit
       return `${at}${col} is not a number: '${shorten(e.params.value)}'`;
     case 'invalid_value':
       return `${at}${col} is invalid: ${e.params.detail}`;
+    case 'out_of_range':
+      return `${at}${col} is ${e.params.value}, outside the metric's range (${e.params.allowed})`;
   }
 }
