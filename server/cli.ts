@@ -8,6 +8,7 @@ import { createLogger } from './log.ts';
 import { createAppContext, type AppContext } from './app-context.ts';
 import { detectFormat, type ImportFormat } from './io/read.ts';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from './importexport/export.ts';
+import { ExportRunError, scoreColumnsOf } from './importexport/export-scores.ts';
 import { loadExampleData } from './datasets/example.ts';
 import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
 import { cmdScore, ScoreUsageError } from './judge/cli.ts';
@@ -25,9 +26,10 @@ commands:
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
         from a Ragas-style file into a dataset, creating it if needed; with --run, every Ragas metric column (and each
         --score-column) becomes an imported run; rows without a system match the response with their question, answer and contexts
-  export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
-        ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>);
-        goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
+  export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses] [--run NAME ...] [--utf8]
+        ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>), and with
+        --run (repeatable) each run's scores in the column Ragas names the metric; ragas-jsonl escapes non-ASCII (\\uXXXX)
+        unless --utf8; goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
   score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME]
@@ -160,12 +162,19 @@ function cmdExport(ctx: AppContext, o: Opts, out: Out): number {
   if (status !== 'approved' && status !== 'all') throw new UsageError('--status must be approved or all');
   const dataset = ctx.datasets.byName(name);
   if (!dataset) throw new UsageError(`no dataset named "${name}"`);
+  const runNames = [o.run ?? []].flat() as string[];
+  if (runNames.length && !o.responses) throw new UsageError('--run adds score columns to --responses exports: add --responses');
+  let scoreColumns;
+  try { scoreColumns = scoreColumnsOf({ runs: ctx.runner.queries, registry: ctx.registry }, dataset.id, runNames); } catch (err) {
+    if (err instanceof ExportRunError) throw new UsageError(err.message);
+    throw err;
+  }
   const tmp = `${file}.partial`;
   const fd = fs.openSync(tmp, 'w');
   let n: number;
   try {
     n = writeExport({ db: ctx.db, samples: ctx.samples.queries, criteria: ctx.criteria.forDataset(dataset.id) },
-      { datasetId: dataset.id, status, responses: Boolean(o.responses) }, format, (chunk) => fs.writeSync(fd, chunk));
+      { datasetId: dataset.id, status, responses: Boolean(o.responses), scoreColumns, utf8: Boolean(o.utf8) }, format, (chunk) => fs.writeSync(fd, chunk));
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -204,19 +213,22 @@ async function cmdBackup(db: DB, positionals: string[], out: Out): Promise<numbe
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values: o, positionals } = parseArgs({
+  const { values: parsed, positionals } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: {
       dataset: { type: 'string' }, language: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
       status: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' },
-      criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string' }, metric: { type: 'string' },
+      criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string', multiple: true }, metric: { type: 'string' },
       'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' },
       threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
-      version: { type: 'string' }, 'score-column': { type: 'string', multiple: true },
+      version: { type: 'string' }, 'score-column': { type: 'string', multiple: true }, utf8: { type: 'boolean' },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
+  const o: Opts = { ...parsed };
   const [command, ...rest] = positionals;
+  // --run repeats only for export (one score column set per run); every other command takes one run.
+  if (command !== 'export' && Array.isArray(o.run)) o.run = o.run.at(-1);
   if (!command || o.help) { console.log(USAGE); return command ? 0 : 2; }
   const config = loadConfig(process.env);
   const db = openDatabase(config.dbFile, { synchronous: config.synchronous });

@@ -41,4 +41,7 @@ export const enRagas = {
   'ragas.import_shared_across_systems': '{n} of them matched identical answers of several systems, which all got the same scores.',
   'ragas.import_score_columns': 'Other score columns',
   'ragas.import_score_columns_hint': 'Every Ragas metric column is read as a score with a run name; name any other numeric columns here, separated by commas.',
+  'ragas.export_runs': 'Score columns (with responses)',
+  'ragas.export_runs_hint': 'Each run\'s scores in the column Ragas names the metric, empty where there is no score: read them with the same pandas code as Ragas\'s results.',
+  'ragas.export_utf8': 'Ragas JSONL: keep Chinese as UTF-8 (by default it is written as \\uXXXX escapes, which Ragas reads on any computer, also on Chinese Windows)',
 } as const;

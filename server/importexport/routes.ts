@@ -10,6 +10,8 @@ import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
 import { rowErrorMessage } from './messages.ts';
+import { ExportRunError, scoreColumnsOf } from './export-scores.ts';
+import type { ScoreColumn } from './export-responses.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
 
 /** The one route that accepts multipart bodies; app.ts runs the upload parser for it before CSRF. */
@@ -26,6 +28,9 @@ const ExportQuery = z.object({
   format: z.enum(EXPORT_FORMATS).catch('ragas-jsonl'),
   status: z.enum(['approved', 'all']).catch('approved'),
   responses: z.literal('1').optional().catch(undefined),
+  /** Runs whose scores become columns (with responses). */
+  run: z.union([z.string(), z.array(z.string())]).optional().transform((v) => [v ?? []].flat().filter((r) => r !== '').slice(0, 50)).catch([]),
+  utf8: z.literal('1').optional().catch(undefined),
 });
 
 export function importExportRoutes(app: AppContext): Router {
@@ -76,7 +81,8 @@ export function importExportRoutes(app: AppContext): Router {
   r.get('/datasets/:id/export', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset }));
+    const runNames = [...new Set(app.runner.queries.forDataset(dataset.id).filter((r) => r.status === 'done').map((r) => r.name))];
+    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset, runNames }));
   });
 
   r.get('/datasets/:id/export/download', requireUser, (req, res) => {
@@ -84,11 +90,18 @@ export function importExportRoutes(app: AppContext): Router {
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const q = ExportQuery.parse(req.query);
     const responses = q.responses === '1';
+    let scoreColumns: ScoreColumn[] = [];
+    try {
+      if (responses) scoreColumns = scoreColumnsOf({ runs: app.runner.queries, registry: app.registry }, dataset.id, q.run);
+    } catch (err) {
+      if (err instanceof ExportRunError) return sendError(req, res, 422, err.message);
+      throw err;
+    }
     const filename = q.format === 'goldset-jsonl' ? `goldset-${dataset.id}.${EXTENSIONS[q.format]}`
       : `goldset-${dataset.id}-${q.status}${responses ? '-responses' : ''}.${EXTENSIONS[q.format]}`;
     res.type(CONTENT_TYPES[q.format]).attachment(filename);
     writeExport({ db: app.db, samples: samples.queries, criteria: app.criteria.forDataset(dataset.id) },
-      { datasetId: dataset.id, status: q.status, responses }, q.format, (chunk) => res.write(chunk));
+      { datasetId: dataset.id, status: q.status, responses, scoreColumns, utf8: q.utf8 === '1' }, q.format, (chunk) => res.write(chunk));
     res.end();
   });
 

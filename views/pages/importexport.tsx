@@ -85,7 +85,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
   );
 }
 
-export function ExportPage({ ctx, dataset }: { ctx: PageContext; dataset: DatasetRow }) {
+export function ExportPage({ ctx, dataset, runNames }: { ctx: PageContext; dataset: DatasetRow; runNames: string[] }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={`${t('export.title')} · ${dataset.name}`}>
@@ -101,6 +101,16 @@ export function ExportPage({ ctx, dataset }: { ctx: PageContext; dataset: Datase
             <div class="field checkbox"><input type="radio" id="fmt-goldset" name="format" value="goldset-jsonl" /><label for="fmt-goldset">{t('export.goldset_jsonl')}</label></div>
           </fieldset>
           <div class="field checkbox"><input type="checkbox" id="f-responses" name="responses" value="1" /><label for="f-responses">{t('export.with_responses')}</label></div>
+          {runNames.length > 0 && (
+            <fieldset>
+              <legend>{t('ragas.export_runs')}</legend>
+              <p class="hint">{t('ragas.export_runs_hint')}</p>
+              {runNames.map((name, i) => (
+                <div class="field checkbox"><input type="checkbox" id={`f-run-${i}`} name="run" value={name} /><label for={`f-run-${i}`}>{name}</label></div>
+              ))}
+            </fieldset>
+          )}
+          <div class="field checkbox"><input type="checkbox" id="f-utf8" name="utf8" value="1" /><label for="f-utf8">{t('ragas.export_utf8')}</label></div>
           <fieldset>
             <legend>{t('export.status')}</legend>
             <div class="field checkbox"><input type="radio" id="st-approved" name="status" value="approved" checked /><label for="st-approved">{t('export.status_approved')}</label></div>
