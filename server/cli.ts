@@ -32,8 +32,9 @@ commands:
         unless --utf8; goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
-  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME]
-        score responses with a metric; the same --run name resumes an unfinished run
+  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any]
+        score responses with a metric; the same --run name resumes an unfinished run; --noncommittal: answer_relevancy's rule
+        for this run (all: Ragas 0.4, the default; any: Ragas ≤0.3), over the dataset's setting
   report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out]
         the judge's scores against the experts' gold labels; recorded as the metric's latest calibration
   gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6]
@@ -221,7 +222,7 @@ async function main(argv: string[]): Promise<number> {
       criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string', multiple: true }, metric: { type: 'string' },
       'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' },
       threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
-      version: { type: 'string' }, 'score-column': { type: 'string', multiple: true }, utf8: { type: 'boolean' },
+      version: { type: 'string' }, noncommittal: { type: 'string' }, 'score-column': { type: 'string', multiple: true }, utf8: { type: 'boolean' },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });

@@ -199,12 +199,13 @@ export function labRoutes(app: AppContext): Router {
     if (!dataset || !source || source.dataset_id !== dataset.id) return sendError(req, res, 404, req.t('err.not_found'));
     const criterionId = Number(req.body?.criterion);
     if (!criteria.get(criterionId)) return sendError(req, res, 422, req.t('err.bad_request'));
-    const used = (JSON.parse(source.prompts) as { used?: Record<string, PromptInUse> }).used ?? {};
+    const recorded = JSON.parse(source.prompts) as { used?: Record<string, PromptInUse>; settings?: Record<string, string> };
+    const used = recorded.used ?? {};
     const examples = exampleItems(source);
     const ids = partIds(dataset, criterionId, 'held_out').filter((id) => !examples.has(id));
     try {
       const run = runner.create(req.user!.id, dataset.id, { name: `${source.name.split(' · ')[0]} · ${req.t('calib.part_held_out')}`, metricKey: source.metric_key,
-        prompts: used, selection: { response_ids: ids, part: 'held_out' } });
+        prompts: used, settings: recorded.settings, selection: { response_ids: ids, part: 'held_out' } });
       void runner.start(run.id);
       app.log.info('run.final_check', { source: source.id, run: run.id, items: ids.length });
       res.redirect(303, `/runs/${run.id}`);

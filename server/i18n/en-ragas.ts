@@ -44,4 +44,13 @@ export const enRagas = {
   'ragas.export_runs': 'Score columns (with responses)',
   'ragas.export_runs_hint': 'Each run\'s scores in the column Ragas names the metric, empty where there is no score: read them with the same pandas code as Ragas\'s results.',
   'ragas.export_utf8': 'Ragas JSONL: keep Chinese as UTF-8 (by default it is written as \\uXXXX escapes, which Ragas reads on any computer, also on Chinese Windows)',
+  'err.run_bad_setting': 'That is not a setting of this metric.',
+  'ragas.settings': 'Settings',
+  'ragas.setting_noncommittal': 'Non-committal rule',
+  'ragas.setting_noncommittal_all': 'all: 0 only when every generated question is non-committal (Ragas 0.4, default)',
+  'ragas.setting_noncommittal_any': 'any: 0 when one generated question is non-committal (Ragas 0.1–0.3)',
+  'ragas.settings_hint': 'New runs use these settings and record them; a calibration counts only for runs with the same settings.',
+  'ragas.settings_save': 'Save settings',
+  'ragas.settings_saved': 'Settings saved.',
+  'ragas.settings_stale': 'Someone changed these settings meanwhile; here they are as they are now.',
 } as const;

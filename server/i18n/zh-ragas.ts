@@ -46,4 +46,13 @@ export const zhRagas: Record<keyof typeof enRagas, string> = {
   'ragas.export_runs': '分数列（随回答一起导出）',
   'ragas.export_runs_hint': '每次运行的分数写入 Ragas 为该指标使用的列名，没有分数处留空：可以用读取 Ragas 结果的同一段 pandas 代码读取。',
   'ragas.export_utf8': 'Ragas JSONL：中文保留为 UTF-8（默认写成 \\uXXXX 转义，在任何电脑上——包括中文版 Windows——Ragas 都能读取）',
+  'err.run_bad_setting': '这不是该指标的设置。',
+  'ragas.settings': '设置',
+  'ragas.setting_noncommittal': '回避判定规则',
+  'ragas.setting_noncommittal_all': 'all：只有全部生成的问题都被判为回避时才记 0 分（Ragas 0.4，默认）',
+  'ragas.setting_noncommittal_any': 'any：只要有一个生成的问题被判为回避就记 0 分（Ragas 0.1–0.3）',
+  'ragas.settings_hint': '新的运行使用并记录这些设置；校准结果只对设置相同的运行有效。',
+  'ragas.settings_save': '保存设置',
+  'ragas.settings_saved': '设置已保存。',
+  'ragas.settings_stale': '在此期间有人修改了这些设置；下面显示的是当前的设置。',
 };

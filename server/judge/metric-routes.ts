@@ -10,6 +10,7 @@ import { idParam } from '../datasets/routes.ts';
 import { rubricOutputFormat } from './prompts/rubric.ts';
 import type { Language, MetricDefinition, PromptExample, PromptInUse, PromptTemplate } from './types.ts';
 import { ragasMetricNames, ragasPromptFiles } from './ragas-prompts.ts';
+import { hasSettings, METRIC_SETTINGS } from './metric-settings.ts';
 import { describePrompts, identityChanges, identityOfRun, promptsIdentity } from '../calibration/judge-identity.ts';
 import type { RecordedCalibration } from '../calibration/service.ts';
 import type { RagasExportView } from '../../views/pages/metrics-ragas.tsx';
@@ -58,6 +59,11 @@ function ragasExportView(metric: MetricDefinition, current: Record<string, Promp
   };
 }
 
+function metricSettingsView(app: AppContext, datasetId: number, key: string) {
+  const { settings, version } = app.metricSettings.get(datasetId, key);
+  return { values: settings, version, spec: METRIC_SETTINGS[key]! };
+}
+
 export function metricRoutes(app: AppContext): Router {
   const r = Router();
   const expert = requireRole('expert', app.log);
@@ -71,6 +77,7 @@ export function metricRoutes(app: AppContext): Router {
       const current = prompts.resolve(datasetId, metric, language);
       return {
         key, kind: metric.kind, custom: !registry.builtinKeys().includes(key),
+        ...(hasSettings(key) ? { settings: { ...metricSettingsView(app, datasetId, key) } } : {}),
         ragas: ragasExportView(metric, current, recorded.filter((c) => c.metric_key === key),
           Math.max(0, ...metric.steps.map((s) => prompts.versions(datasetId, key, s.step)[0]?.version ?? 0))),
         steps: metric.steps.map((s) => ({ step: s.step, current: current[s.step]!, versions: prompts.versions(datasetId, key, s.step), shape: exampleSkeleton(s) })),
@@ -137,6 +144,24 @@ export function metricRoutes(app: AppContext): Router {
     if (!registry.create(req.user!.id, dataset.id, f.key, f.kind, config)) return fail({ _form: req.t('err.invalid') });
     req.session.flash = req.t('metrics.created');
     res.redirect(303, `/datasets/${dataset.id}/metrics#m-${f.key}`);
+  });
+
+  // A built-in metric's settings; the form carries the version it read, a stale one is refused.
+  r.post('/datasets/:id/metrics/:key/settings', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    const key = String(req.params.key);
+    if (!dataset || !hasSettings(key)) return sendError(req, res, 404, req.t('err.not_found'));
+    const version = Number(req.body?.version);
+    const given = Object.fromEntries(Object.keys(METRIC_SETTINGS[key]!).map((name) => [name, String(req.body?.[name] ?? '')]));
+    let saved: boolean;
+    try {
+      saved = Number.isInteger(version) && version >= 0 && app.metricSettings.save(req.user!.id, dataset.id, key, given, version);
+    } catch {
+      return sendDocument(res, page(req, dataset.id, { errors: { settings: req.t('err.run_bad_setting') } }), 422);
+    }
+    if (!saved) return sendDocument(res, page(req, dataset.id, { errors: { settings: req.t('ragas.settings_stale') } }), 409);
+    req.session.flash = req.t('ragas.settings_saved');
+    res.redirect(303, `/datasets/${dataset.id}/metrics#m-${key}`);
   });
 
   // The calibrated judge for a Python pipeline: the prompt files Ragas's load_prompts reads and

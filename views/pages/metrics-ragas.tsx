@@ -2,6 +2,34 @@
 // zip, any prompt version), and the calibrations recorded for it with the prompt versions and judge
 // model each was measured with, so it is plain which prompts a calibration is about.
 import type { PageContext } from '../layout.tsx';
+import { Csrf } from '../components.tsx';
+
+/** A built-in metric's settings: the current values, the version they were read at, and each setting's allowed values. */
+export interface MetricSettingsView { values: Record<string, string>; version: number; spec: Readonly<Record<string, readonly string[]>> }
+
+export function MetricSettingsForm({ ctx, datasetId, metric, v, canWrite, error }: {
+  ctx: PageContext; datasetId: number; metric: string; v: MetricSettingsView; canWrite: boolean; error?: string | undefined;
+}) {
+  const { t } = ctx;
+  return (
+    <form method="post" action={`/datasets/${datasetId}/metrics/${encodeURIComponent(metric)}/settings`} class="metric-settings">
+      <Csrf token={ctx.csrfToken} />
+      <input type="hidden" name="version" value={v.version} />
+      <h3>{t('ragas.settings')}</h3>
+      {error && <div class="alert" role="alert">{error}</div>}
+      {Object.entries(v.spec).map(([name, values]) => (
+        <div class="field">
+          <label for={`s-${metric}-${name}`}>{t(`ragas.setting_${name}` as 'ragas.setting_noncommittal')}</label>
+          <select id={`s-${metric}-${name}`} name={name} disabled={!canWrite}>
+            {values.map((value) => <option value={value} selected={v.values[name] === value}>{t(`ragas.setting_${name}_${value}` as 'ragas.setting_noncommittal_all')}</option>)}
+          </select>
+        </div>
+      ))}
+      <p class="hint">{t('ragas.settings_hint')}</p>
+      {canWrite && <button class="btn small" type="submit">{t('ragas.settings_save')}</button>}
+    </form>
+  );
+}
 
 export interface CalibrationRow {
   created_at: string; criterion: string; run: string; part: string; strength_name: string; strength: number | null;

@@ -6,7 +6,7 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { PromptInUse } from '../../server/judge/types.ts';
 import type { PromptVersionRow } from '../../server/judge/prompt-store.ts';
-import { RagasExport, type RagasExportView } from './metrics-ragas.tsx';
+import { MetricSettingsForm, RagasExport, type MetricSettingsView, type RagasExportView } from './metrics-ragas.tsx';
 
 export interface MetricView {
   key: string;
@@ -15,6 +15,8 @@ export interface MetricView {
   steps: { step: string; current: PromptInUse; versions: PromptVersionRow[]; shape: string }[];
   /** Its prompts as files for Ragas and its calibrations; null for metrics without prompts Ragas can load. */
   ragas: RagasExportView | null;
+  /** Built-in metrics with settings (answer_relevancy's non-committal rule). */
+  settings?: MetricSettingsView;
 }
 
 /** A prompt edit that was refused: shown again in its step's form, with the reason beside it. */
@@ -31,9 +33,10 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors, draft 
       <h1>{t('metrics.title')}</h1>
       <p class="lead">{t('metrics.lead')}</p>
       {metrics.map((m) => (
-        <details class="card metric" id={`m-${m.key}`} open={draft?.metric === m.key}>
+        <details class="card metric" id={`m-${m.key}`} open={draft?.metric === m.key || (m.settings !== undefined && errors?.settings !== undefined)}>
           <summary><strong class="mono">{m.key}</strong> {m.custom && <span class="badge">{t('metrics.custom')}</span>} {m.kind === 'non_llm' && <span class="badge">{t('runs.no_llm')}</span>}
             <span class="sub"> {m.steps.map((s) => `${s.step} ${s.current.version === null ? t('runs.default_prompt') : `v${s.current.version}`}`).join(' · ')}</span></summary>
+          {m.settings && <MetricSettingsForm ctx={ctx} datasetId={dataset.id} metric={m.key} v={m.settings} canWrite={canWrite} error={errors?.settings} />}
           {m.ragas && <RagasExport ctx={ctx} datasetId={dataset.id} v={m.ragas} />}
           {m.steps.map((s) => {
             const d = draft?.metric === m.key && draft.step === s.step ? draft.fields : undefined;
