@@ -34,7 +34,7 @@ export interface ScoringItem {
 
 /** The judge as metrics see it: structured chat and embeddings (goldset's client satisfies this). */
 export interface Judge {
-  chatJson<T>(messages: JudgeMessage[], schema: ZodType<T>, schemaName: string): Promise<ChatJsonResult<T>>;
+  chatJson<T>(messages: JudgeMessage[], schema: ZodType<T>, schemaName: string, options?: { language?: Language }): Promise<ChatJsonResult<T>>;
   embed(texts: string[]): Promise<number[][]>;
 }
 

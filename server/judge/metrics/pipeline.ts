@@ -47,7 +47,7 @@ export class Pipeline {
     const base: TraceStep = { step, prompt_version: prompt.version, input, messages, raw: null, parsed: null, cached: false };
     this.steps.push(base);
     try {
-      const res = await this.judge.chatJson(messages, schema, schemaName);
+      const res = await this.judge.chatJson(messages, schema, schemaName, { language: prompt.language });
       if (res.ok) {
         this.steps[slot] = { ...base, raw: res.raw, parsed: res.value, cached: res.cached };
         return { ok: true, value: res.value };
