@@ -11,7 +11,7 @@ import { rubricOutputFormat } from './prompts/rubric.ts';
 import type { Language, MetricDefinition, PromptExample, PromptInUse, PromptTemplate } from './types.ts';
 import { ragasMetricNames, ragasPromptFiles } from './ragas-prompts.ts';
 import { hasSettings, METRIC_SETTINGS } from './metric-settings.ts';
-import { describePrompts, identityChanges, identityOfRun, promptsIdentity } from '../calibration/judge-identity.ts';
+import { identityChanges, identityOfRun, promptsIdentity, type JudgeIdentity } from '../calibration/judge-identity.ts';
 import type { RecordedCalibration } from '../calibration/service.ts';
 import type { RagasExportView } from '../../views/pages/metrics-ragas.tsx';
 import { examplesError, exampleSkeleton } from './example-messages.ts';
@@ -49,14 +49,18 @@ function ragasExportView(metric: MetricDefinition, current: Record<string, Promp
   const now = promptsIdentity(current);
   return {
     metric: metric.key, ragas_names: ragasMetricNames(metric), language: files.steps[0]!.language, max_version: maxVersion,
-    current_prompts: describePrompts(now),
+    current_prompts: promptVersions(now),
     calibrations: recorded.slice(0, 10).map((c) => {
       const judge = identityOfRun(c);
       const changes = identityChanges(judge, { ...judge, prompts: now });
       return { created_at: c.created_at, criterion: c.criterion, run: c.run, part: c.part, strength_name: c.strength_name, strength: c.strength,
-        prompts: describePrompts(judge.prompts), model: judge.model, current: changes.length === 0 };
+        prompts: promptVersions(judge.prompts), model: judge.model, current: changes.length === 0 };
     }),
   };
+}
+
+function promptVersions(prompts: JudgeIdentity['prompts']) {
+  return Object.entries(prompts).map(([step, p]) => ({ step, version: p.version }));
 }
 
 function metricSettingsView(app: AppContext, datasetId: number, key: string) {

@@ -33,10 +33,17 @@ export function MetricSettingsForm({ ctx, datasetId, metric, v, canWrite, error 
 
 export interface CalibrationRow {
   created_at: string; criterion: string; run: string; part: string; strength_name: string; strength: number | null;
-  /** "statements v2 · nli default"; and the judge that scored the run. */
-  prompts: string; model: string;
+  /** Each step's prompt version (null: the built-in default); and the judge that scored the run. */
+  prompts: PromptVersions; model: string;
   /** The calibration's prompt versions are the metric's current ones. */
   current: boolean;
+}
+
+export type PromptVersions = { step: string; version: number | null }[];
+
+/** "statements v2 · nli default", in the reader's language. */
+function versions(t: PageContext['t'], prompts: PromptVersions): string {
+  return prompts.map((p) => `${p.step} ${p.version === null ? t('runs.default_prompt') : `v${p.version}`}`).join(' · ');
 }
 
 export interface RagasExportView {
@@ -45,7 +52,7 @@ export interface RagasExportView {
   ragas_names: string[]; language: 'english' | 'chinese';
   /** Highest version saved of any step (the version picker offers 1…this). */
   max_version: number;
-  current_prompts: string;
+  current_prompts: PromptVersions;
   calibrations: CalibrationRow[];
 }
 
@@ -60,7 +67,7 @@ export function RagasExport({ ctx, datasetId, v }: { ctx: PageContext; datasetId
         <div class="field">
           <label for={`${id}-v`}>{t('ragas.export_version')}</label>
           <select id={`${id}-v`} name="version">
-            <option value="">{t('ragas.export_current', { prompts: v.current_prompts })}</option>
+            <option value="">{t('ragas.export_current', { prompts: versions(t, v.current_prompts) })}</option>
             <option value="0">{t('ragas.export_defaults')}</option>
             {Array.from({ length: v.max_version }, (_, i) => <option value={i + 1}>{t('metrics.version_n', { n: i + 1 })}</option>)}
           </select>
@@ -78,7 +85,7 @@ export function RagasExport({ ctx, datasetId, v }: { ctx: PageContext; datasetId
           <tbody>{v.calibrations.map((c) => (
             <tr>
               <td class="sub">{c.created_at.slice(0, 16).replace('T', ' ')}</td><td>{c.criterion}</td><td>{c.run} <span class="sub">({t(`calib.part_${c.part}` as 'calib.part_all')})</span></td>
-              <td class="mono">{c.prompts || '—'}</td><td class="mono">{c.model || t('ragas.cal_imported')}</td>
+              <td class="mono">{versions(t, c.prompts) || '—'}</td><td class="mono">{c.model || t('ragas.cal_imported')}</td>
               <td class="num">{c.strength_name} {c.strength === null ? '—' : c.strength.toFixed(3)}</td>
               <td>{c.current ? <span class="badge ok">{t('ragas.cal_current_yes')}</span> : <span class="badge">{t('ragas.cal_current_no')}</span>}</td>
             </tr>
