@@ -79,12 +79,12 @@ export function metricRoutes(app: AppContext): Router {
     return keys.map((key) => {
       const metric = registry.get(datasetId, key)!;
       const current = prompts.resolve(datasetId, metric, language);
+      const steps = metric.steps.map((s) => ({ step: s.step, current: current[s.step]!, versions: prompts.versions(datasetId, key, s.step), shape: exampleSkeleton(s) }));
       return {
         key, kind: metric.kind, custom: !registry.builtinKeys().includes(key),
-        ...(hasSettings(key) ? { settings: { ...metricSettingsView(app, datasetId, key) } } : {}),
-        ragas: ragasExportView(metric, current, recorded.filter((c) => c.metric_key === key),
-          Math.max(0, ...metric.steps.map((s) => prompts.versions(datasetId, key, s.step)[0]?.version ?? 0))),
-        steps: metric.steps.map((s) => ({ step: s.step, current: current[s.step]!, versions: prompts.versions(datasetId, key, s.step), shape: exampleSkeleton(s) })),
+        ...(hasSettings(key) ? { settings: metricSettingsView(app, datasetId, key) } : {}),
+        ragas: ragasExportView(metric, current, recorded.filter((c) => c.metric_key === key), Math.max(0, ...steps.map((s) => s.versions[0]?.version ?? 0))),
+        steps,
       };
     });
   }
