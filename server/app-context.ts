@@ -20,6 +20,8 @@ import { runManager } from './judge/runner.ts';
 import { calibrationService } from './calibration/service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
+import { waitingQueries } from './datasets/waiting.ts';
+import { holdoutLookQueries } from './calibration/holdout-looks.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -50,6 +52,8 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     metricSettings,
     runner: runManager(db, log, audit, { settings, prompts, registry, metricSettings }),
     calibration: calibrationService(db, audit, derived),
+    waiting: waitingQueries(db),
+    holdoutLooks: holdoutLookQueries(db),
     sessionStore: new SqliteSessionStore(db),
   };
 }

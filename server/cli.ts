@@ -248,7 +248,7 @@ async function main(argv: string[]): Promise<number> {
       case 'gate': return await cmdGate(ctx, o, out);
       case 'export-judge': return cmdExportJudge(ctx, o, out);
       case 'example': {
-        const ids = loadExampleData(ctx, null);
+        const ids = await loadExampleData(ctx, null);
         out.print(ids.length ? `created ${ids.length} example datasets` : 'the example datasets exist already', { ok: true, created: ids });
         return 0;
       }

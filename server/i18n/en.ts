@@ -3,6 +3,7 @@ import { enLabelling } from './en-labelling.ts';
 import { enJudge } from './en-judge.ts';
 import { enCalibration } from './en-calibration.ts';
 import { enReview } from './en-review.ts';
+import { enFirsthour } from './en-firsthour.ts';
 import { enRagas } from './en-ragas.ts';
 
 export const en = {
@@ -10,6 +11,7 @@ export const en = {
   ...enJudge,
   ...enCalibration,
   ...enReview,
+  ...enFirsthour,
   ...enRagas,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',

@@ -4,6 +4,7 @@ import { zhLabelling } from './zh-labelling.ts';
 import { zhJudge } from './zh-judge.ts';
 import { zhCalibration } from './zh-calibration.ts';
 import { zhReview } from './zh-review.ts';
+import { zhFirsthour } from './zh-firsthour.ts';
 import { zhRagas } from './zh-ragas.ts';
 
 export const zh: Record<MessageKey, string> = {
@@ -11,6 +12,7 @@ export const zh: Record<MessageKey, string> = {
   ...zhJudge,
   ...zhCalibration,
   ...zhReview,
+  ...zhFirsthour,
   ...zhRagas,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
