@@ -53,4 +53,5 @@ export const enRagas = {
   'ragas.settings_save': 'Save settings',
   'ragas.settings_saved': 'Settings saved.',
   'ragas.settings_stale': 'Someone changed these settings meanwhile; here they are as they are now.',
+  'audit.act.metric.settings': 'changed the settings of {thing}',
 } as const;

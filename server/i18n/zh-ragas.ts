@@ -55,4 +55,5 @@ export const zhRagas: Record<keyof typeof enRagas, string> = {
   'ragas.settings_save': '保存设置',
   'ragas.settings_saved': '设置已保存。',
   'ragas.settings_stale': '在此期间有人修改了这些设置；下面显示的是当前的设置。',
+  'audit.act.metric.settings': '修改了 {thing} 的设置',
 };

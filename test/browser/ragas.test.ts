@@ -5,6 +5,7 @@
 // output as a few-shot example of a step labels cannot decide. Then the same pages in Chinese.
 // Screenshots land in screenshots/ for a human to look at.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,8 @@ import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
 import { launchBrowser, newContext, screenshot, SCREENSHOT_DIR, stopAtFirstFailure } from './browser.ts';
 
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
 const en = translator('en');
 const zh = translator('zh');
 const ADMIN = { email: 'ada@example.com', name: 'Ada Admin', password: 'correct horse battery' };
@@ -131,6 +134,27 @@ describe('Ragas round trip in the browser', () => {
     expect(added.response_id).toEqual(expect.any(Number));
     expect(added.output.statements.length).toBe(added.input.statements.length);
     await screenshot(page, 'ragas-prompt-lab-en');
+  });
+
+  it('has no axe violations on the pages it touched, its sections open (axe in a context that bypasses the CSP, with the admin\'s session)', async () => {
+    const axeContext = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
+    await axeContext.addCookies(await page.context().cookies());
+    const axePage = await axeContext.newPage();
+    const violations: string[] = [];
+    const criterion = app.ctx.criteria.forDataset(datasetId)[0]!;
+    for (const url of [`/datasets/${datasetId}/metrics`, `/datasets/${datasetId}/import`, `/datasets/${datasetId}/export`,
+      `/datasets/${datasetId}/prompt-lab?metric=faithfulness&step=nli&criterion=${criterion.id}`]) {
+      await axePage.goto(app.url + url);
+      await axePage.evaluate(() => { document.querySelectorAll("details").forEach((d) => { d.open = true; }); });
+      await axePage.addScriptTag({ path: AXE });
+      const found = await axePage.evaluate(async () => {
+        const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
+        return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
+      });
+      for (const v of found) violations.push(`${url}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    }
+    await axeContext.close();
+    expect(violations).toEqual([]);
   });
 
   it('reads the same in Chinese', async () => {

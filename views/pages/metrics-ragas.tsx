@@ -15,7 +15,7 @@ export function MetricSettingsForm({ ctx, datasetId, metric, v, canWrite, error 
     <form method="post" action={`/datasets/${datasetId}/metrics/${encodeURIComponent(metric)}/settings`} class="metric-settings">
       <Csrf token={ctx.csrfToken} />
       <input type="hidden" name="version" value={v.version} />
-      <h3>{t('ragas.settings')}</h3>
+      <h2>{t('ragas.settings')}</h2>
       {error && <div class="alert" role="alert">{error}</div>}
       {Object.entries(v.spec).map(([name, values]) => (
         <div class="field">
@@ -60,8 +60,8 @@ export function RagasExport({ ctx, datasetId, v }: { ctx: PageContext; datasetId
   const { t } = ctx;
   const id = `x-${v.metric}`;
   return (
-    <section class="ragas-export" aria-labelledby={`${id}-h`}>
-      <h3 id={`${id}-h`}>{t('ragas.export_title')}</h3>
+    <div class="ragas-export">
+      <h2>{t('ragas.export_title')}</h2>
       <p class="hint">{t('ragas.export_lead', { names: v.ragas_names.join(', '), language: v.language })}</p>
       <form method="get" action={`/datasets/${datasetId}/metrics/${encodeURIComponent(v.metric)}/export`} class="row">
         <div class="field">
@@ -74,7 +74,7 @@ export function RagasExport({ ctx, datasetId, v }: { ctx: PageContext; datasetId
         </div>
         <button class="btn small" type="submit">{t('ragas.export_download')}</button>
       </form>
-      <h4>{t('ragas.calibrations')}</h4>
+      <h3>{t('ragas.calibrations')}</h3>
       {v.calibrations.length === 0 ? <p class="sub">{t('ragas.no_calibrations')}</p> : (
         <table class="table compact">
           <thead><tr>
@@ -92,6 +92,6 @@ export function RagasExport({ ctx, datasetId, v }: { ctx: PageContext; datasetId
           ))}</tbody>
         </table>
       )}
-    </section>
+    </div>
   );
 }
