@@ -43,7 +43,7 @@ export const enRagas = {
   'ragas.import_score_columns_hint': 'Every Ragas metric column is read as a score with a run name; name any other numeric columns here, separated by commas.',
   'ragas.export_runs': 'Score columns (with responses)',
   'ragas.export_runs_hint': 'Each run\'s scores in the column Ragas names the metric, empty where there is no score: read them with the same pandas code as Ragas\'s results.',
-  'ragas.export_utf8': 'Ragas JSONL: keep Chinese as UTF-8 (by default it is written as \\uXXXX escapes, which Ragas reads on any computer, also on Chinese Windows)',
+  'ragas.export_utf8': 'Keep Chinese characters as UTF-8 in the JSONL file (by default they are written as \\uXXXX escapes, which Ragas reads on any computer, also on Chinese Windows)',
   'err.run_bad_setting': 'That is not a setting of this metric.',
   'ragas.settings': 'Settings',
   'ragas.setting_noncommittal': 'Non-committal rule',

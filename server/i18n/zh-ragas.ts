@@ -45,7 +45,7 @@ export const zhRagas: Record<keyof typeof enRagas, string> = {
   'ragas.import_score_columns_hint': '填写运行名称后，Ragas 的各指标列都会作为分数读入；其他数值列请在此填写，用逗号分隔。',
   'ragas.export_runs': '分数列（随回答一起导出）',
   'ragas.export_runs_hint': '每次运行的分数写入 Ragas 为该指标使用的列名，没有分数处留空：可以用读取 Ragas 结果的同一段 pandas 代码读取。',
-  'ragas.export_utf8': 'Ragas JSONL：中文保留为 UTF-8（默认写成 \\uXXXX 转义，在任何电脑上——包括中文版 Windows——Ragas 都能读取）',
+  'ragas.export_utf8': 'JSONL 文件中的中文保留为 UTF-8（默认写成 \\uXXXX 转义，在任何电脑上——包括中文版 Windows——Ragas 都能读取）',
   'err.run_bad_setting': '这不是该指标的设置。',
   'ragas.settings': '设置',
   'ragas.setting_noncommittal': '回避判定规则',
