@@ -15,6 +15,7 @@ import { tokenService } from './api/tokens.ts';
 import { judgeSettings } from './judge/settings.ts';
 import { promptStore } from './judge/prompt-store.ts';
 import { metricRegistry } from './judge/registry.ts';
+import { metricSettingsStore } from './judge/metric-settings.ts';
 import { runManager } from './judge/runner.ts';
 import { calibrationService } from './calibration/service.ts';
 import { contextCalibrationService } from './calibration/context-service.ts';
@@ -34,6 +35,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const settings = judgeSettings(db, config, audit);
   const prompts = promptStore(db, audit);
   const registry = metricRegistry(db, audit);
+  const metricSettings = metricSettingsStore(db, audit);
   const searchIndex = searchIndexer(db, log);
   const derived = derivedCache(db);
   return {
@@ -51,7 +53,8 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     judgeSettings: settings,
     prompts,
     registry,
-    runner: runManager(db, log, audit, { settings, prompts, registry }),
+    metricSettings,
+    runner: runManager(db, log, audit, { settings, prompts, registry, metricSettings }),
     calibration: calibrationService(db, audit, derived),
     contextCalibration: contextCalibrationService(db, derived),
     waiting: waitingQueries(db),

@@ -8,11 +8,13 @@ import { createLogger } from './log.ts';
 import { createAppContext, type AppContext } from './app-context.ts';
 import { detectFormat, type ImportFormat } from './io/read.ts';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from './importexport/export.ts';
+import { ExportRunError, scoreColumnsOf } from './importexport/export-scores.ts';
 import { loadExampleData } from './datasets/example.ts';
 import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
 import { cmdScore, ScoreUsageError } from './judge/cli.ts';
 import { CalibrationUsageError, cmdGate, cmdReport } from './calibration/cli.ts';
 import { cmdEstimate, cmdSample, EstimateUsageError } from './estimate/cli.ts';
+import { cmdExportJudge } from './calibration/export-judge-cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { DECLARED_TYPES, type DeclaredType } from './importexport/import-labels.ts';
 import { labelErrorMessage } from './importexport/messages.ts';
@@ -25,26 +27,34 @@ const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
   import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|goldset]
-         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric|context-binary ...] [--run NAME]
+         [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric|context-binary ...] [--run NAME] [--score-column NAME ...]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
-        from a Ragas-style file into a dataset, creating it if needed
-  export --dataset NAME --format ragas-jsonl|ragas-csv|spreadsheet-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
-        ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>);
-        spreadsheet-csv: ragas-csv safe to open in Excel/LibreOffice (formula-like cells neutralised);
+        from a Ragas-style file into a dataset, creating it if needed; with --run, every Ragas metric column (and each
+        --score-column) becomes an imported run; rows without a system match the response with their question, answer and contexts
+  export --dataset NAME --format ragas-jsonl|ragas-csv|spreadsheet-csv|goldset-jsonl --out FILE [--status approved|all] [--responses] [--run NAME ...] [--utf8]
+        ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>), and with
+        --run (repeatable) each run's scores in the column Ragas names the metric; ragas-jsonl escapes non-ASCII (\\uXXXX)
+        unless --utf8; spreadsheet-csv: ragas-csv safe to open in Excel/LibreOffice (formula-like cells neutralised);
         goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
-  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME]
-        score responses with a metric; the same --run name resumes an unfinished run
+  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any]
+        score responses with a metric; the same --run name resumes an unfinished run; --noncommittal: answer_relevancy's rule
+        for this run (all: Ragas 0.4, the default; any: Ragas ≤0.3), over the dataset's setting
   report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out]
         the judge's scores against the experts' gold labels; recorded as the metric's latest calibration
   gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-true CRITERION=VALUE ...] [--min-agreement 0.6]
-        for CI: non-zero when a mean is below its minimum or the metric's calibration is weaker than the agreement minimum;
+        for CI: non-zero when a mean is below its minimum, or when the metric has no calibration of this run's judge (same
+        judge model, embedding model, prompt versions and settings) at least as strong as the agreement minimum.
+        METRIC=VALUE splits on the last '=': --min "factual_correctness(mode=f1)=0.3"
         --min-true: when the corrected (true-score) interval's lower bound is below VALUE, refused without a complete sample
   sample --dataset NAME [--system S] --size K [--seed N] [--extend SAMPLE_ID]
         draw (or extend) an estimation sample: K responses uniformly at random, first in every labeller's queue
   estimate --dataset NAME --criterion C --run R [--metric ID] [--system S] [--threshold T] [--half-width H]
         the true score: judge only, experts only on the sample, and corrected (PPI++), with the labels planner and bias
+  export-judge --dataset NAME --metric KEY --out DIR [--version N]
+        the metric's prompts as the files Ragas's metric.load_prompts(DIR, language) reads, and goldset-calibration.json
+        (the calibration of a run that used exactly these prompt versions)
   agreement --dataset NAME --criterion NAME
         inter-expert agreement of one criterion (Krippendorff's alpha, Fleiss' and pairwise Cohen's kappa)
   example                          load the bilingual example datasets
@@ -90,11 +100,18 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   if (!format || !['csv', 'jsonl', 'json'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json');
   const { dataset, created } = ctx.datasets.ensure(null, name, language);
   const annotatorId = o.annotator ? annotatorFor(ctx, String(o.annotator)) : undefined;
-  const result = await ctx.imports.importFile(null, dataset.id, file, { format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined });
+  const scoreColumns = ([o['score-column'] ?? []].flat() as string[]).map((c) => c.trim()).filter((c) => c !== '');
+  const result = await ctx.imports.importFile(null, dataset.id, file, {
+    format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined, scoreColumns,
+  });
   if (!result.ok) {
     if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
     if (result.scoreError) throw new UsageError(result.scoreError);
     if (result.criterionError) throw new UsageError(`human.${result.criterionError.criterion}: ${translator('en')(result.criterionError.key, result.criterionError.params)}`);
+    if (result.missingScoreColumns) throw new UsageError(`--score-column: no column ${result.missingScoreColumns.map((c) => `"${c}"`).join(', ')} in the file`);
+    if (result.ambiguousRows) {
+      throw new UsageError(result.ambiguousRows.map((lines) => `lines ${lines.join(', ')}: ${AMBIGUOUS}`).join('\n'));
+    }
     const lines = result.labelErrors
       ? result.labelErrors.map((e) => ((e.problem ?? 'value') === 'value' ? `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'` : labelErrorMessage(e, translator('en'))))
       : result.errors.map((e) => e.message);
@@ -105,19 +122,25 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   }
   out.print(`imported ${result.rows} rows into "${dataset.name}": ${result.created} new samples, ${result.matched} matched existing` +
     `, ${result.responsesCreated} new responses, ${result.labels} labels` +
+    (result.matchedWithoutSystem ? `; ${result.matchedWithoutSystem} rows without a system matched existing responses by question, answer and contexts`
+      + (result.sharedAcrossSystems ? ` (${result.sharedAcrossSystems} of them the identical answers of several systems, which got the same scores)` : '') : '') +
     (result.criteriaCreated.length ? `; created criteria: ${result.criteriaCreated.join(', ')}` : '') +
     (result.scoreRuns.length ? `; scores imported as run "${o.run}": ${result.scoreRuns.map((r) => `${r.metric} (${r.scored} scored, ${r.missing} without score)`).join(', ')}`
       : result.scoreColumns.length ? `; score columns not imported (give --run NAME): ${result.scoreColumns.join(', ')}` : '') +
     (result.differs.length ? `; ${result.differs.length} rows differ from existing samples (kept): rows ${result.differs.slice(0, 20).join(', ')}` : '') +
     (result.ignoredColumns.length ? `; ignored columns: ${result.ignoredColumns.join(', ')}` : ''),
   { ok: true, dataset: dataset.name, dataset_id: dataset.id, dataset_created: created, rows: result.rows, created: result.created, matched: result.matched,
-    differs: result.differs, responses_created: result.responsesCreated, responses_matched: result.responsesMatched, labels: result.labels,
+    differs: result.differs, responses_created: result.responsesCreated, responses_matched: result.responsesMatched,
+    matched_without_system: result.matchedWithoutSystem, shared_across_systems: result.sharedAcrossSystems, labels: result.labels,
     criteria_created: result.criteriaCreated, labels_without_answer: result.labelsWithoutAnswer, score_columns: result.scoreColumns, score_runs: result.scoreRuns, ignored_columns: result.ignoredColumns });
   // The rows are committed; a server running on the same file does not know about them, so the
   // search index is completed here rather than left to its background indexer.
   ctx.searchIndex.catchUp();
   return 0;
 }
+
+const AMBIGUOUS = 'the same question, answer and contexts with different scores or labels, and no system to tell them apart; '
+  + 'give these rows a system column, or keep one of them';
 
 /** The expert named by --annotator, created (without a password, to be invited later) if unknown. */
 function annotatorFor(ctx: AppContext, email: string): number {
@@ -152,12 +175,19 @@ function cmdExport(ctx: AppContext, o: Opts, out: Out): number {
   if (status !== 'approved' && status !== 'all') throw new UsageError('--status must be approved or all');
   const dataset = ctx.datasets.byName(name);
   if (!dataset) throw new UsageError(`no dataset named "${name}"`);
+  const runNames = [o.run ?? []].flat() as string[];
+  if (runNames.length && !o.responses) throw new UsageError('--run adds score columns to --responses exports: add --responses');
+  let scoreColumns;
+  try { scoreColumns = scoreColumnsOf({ runs: ctx.runner.queries, registry: ctx.registry }, dataset.id, runNames); } catch (err) {
+    if (err instanceof ExportRunError) throw new UsageError(err.message);
+    throw err;
+  }
   const tmp = `${file}.partial`;
   const fd = fs.openSync(tmp, 'w');
   let n: number;
   try {
     n = writeExport({ db: ctx.db, samples: ctx.samples.queries, criteria: ctx.criteria.forDataset(dataset.id) },
-      { datasetId: dataset.id, status, responses: Boolean(o.responses) }, format, (chunk) => fs.writeSync(fd, chunk));
+      { datasetId: dataset.id, status, responses: Boolean(o.responses), scoreColumns, utf8: Boolean(o.utf8) }, format, (chunk) => fs.writeSync(fd, chunk));
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -198,20 +228,24 @@ async function cmdBackup(db: DB, positionals: string[], out: Out): Promise<numbe
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values: o, positionals } = parseArgs({
+  const { values: parsed, positionals } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: {
       dataset: { type: 'string' }, language: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
       status: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' },
-      criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string' }, metric: { type: 'string' },
+      criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string', multiple: true }, metric: { type: 'string' },
       'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' },
       threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' },
       'min-true': { type: 'string', multiple: true }, size: { type: 'string' }, seed: { type: 'string' }, extend: { type: 'string' }, 'half-width': { type: 'string' },
       responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
+      version: { type: 'string' }, noncommittal: { type: 'string' }, 'score-column': { type: 'string', multiple: true }, utf8: { type: 'boolean' },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
+  const o: Opts = { ...parsed };
   const [command, ...rest] = positionals;
+  // --run repeats only for export (one score column set per run); every other command takes one run.
+  if (command !== 'export' && Array.isArray(o.run)) o.run = o.run.at(-1);
   if (!command || o.help) { console.log(USAGE); return command ? 0 : 2; }
   const config = loadConfig(process.env);
   const db = openDatabase(config.dbFile, { synchronous: config.synchronous });
@@ -230,6 +264,7 @@ async function main(argv: string[]): Promise<number> {
       case 'gate': return await cmdGate(ctx, o, out);
       case 'sample': return await cmdSample(ctx, o, out);
       case 'estimate': return await cmdEstimate(ctx, o, out);
+      case 'export-judge': return cmdExportJudge(ctx, o, out);
       case 'example': {
         const ids = await loadExampleData(ctx, null);
         out.print(ids.length ? `created ${ids.length} example datasets` : 'the example datasets exist already', { ok: true, created: ids });

@@ -5,6 +5,7 @@ import { contextJson, isContextReport, type ContextReport } from './report-conte
 import { isContextPrecisionMetric } from './context-service.ts';
 import { PARTS, strengthOf, type Part } from './service.ts';
 import { keepEstimate, minTrueChecks } from '../estimate/cli.ts';
+import { describeChange, identityOfRun } from './judge-identity.ts';
 
 export class CalibrationUsageError extends Error {}
 
@@ -82,17 +83,20 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
   if (!dataset) throw new CalibrationUsageError(`no dataset named "${o.dataset}"`);
   const minAgreement = o['min-agreement'] === undefined ? 0.6 : Number(o['min-agreement']);
   if (!(minAgreement >= -1 && minAgreement <= 1)) throw new CalibrationUsageError('--min-agreement takes a number from -1 to 1');
-  const mins = ([o.min ?? []].flat() as string[]).map((m) => {
-    const [metric, value] = m.split('=');
-    if (!metric || value === undefined || !Number.isFinite(Number(value))) throw new CalibrationUsageError(`--min takes METRIC=VALUE, got ${m}`);
-    return { metric, min: Number(value) };
-  });
+  const mins = ([o.min ?? []].flat() as string[]).map(parseMin);
   const checks = mins.map(({ metric, min }) => {
     const run = ctx.runner.queries.byName(dataset.id, o.run as string, metric);
     if (!run) return { metric, ok: false, refused: true, reason: `no run "${String(o.run)}" for ${metric}` };
     if (run.status !== 'done') return { metric, ok: false, refused: true, reason: `run "${run.name}" for ${metric} is ${run.status}, not done` };
-    const calibration = ctx.calibration.latestFor(dataset.id, metric);
-    if (!calibration) return { metric, ok: false, refused: true, reason: `${metric} has never been calibrated against an expert criterion (run: goldset report …)` };
+    // Only a calibration of the judge being gated counts: same judge model, embedding model, prompt versions and settings.
+    const match = ctx.calibration.matching(dataset.id, metric, identityOfRun(run));
+    if (!match.found) {
+      if (!match.latest) return { metric, ok: false, refused: true, reason: `${metric} has never been calibrated against an expert criterion (run: goldset report …)` };
+      return { metric, ok: false, refused: true, changes: match.changes.map(describeChange),
+        reason: `${metric}'s calibrations are of another judge than run "${run.name}": ${match.changes.map(describeChange).join('; ')} `
+          + `(latest: run "${match.latest.run}"); re-check this judge against the experts (goldset report --run "${run.name}" …)` };
+    }
+    const calibration = match.found;
     if (calibration.strength === null || calibration.strength < minAgreement) {
       return { metric, ok: false, refused: true, calibration: { criterion: calibration.criterion, [calibration.strength_name]: calibration.strength },
         reason: `${metric}'s latest calibration against "${calibration.criterion}" has ${calibration.strength_name} = ${calibration.strength === null ? 'none' : calibration.strength.toFixed(3)}, below ${minAgreement}: the judge is not trusted` };
@@ -111,3 +115,12 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
 }
 
 export { strengthOf };
+
+/** METRIC=VALUE, split on the last '=' so metric names may hold '=' and '(' (factual_correctness(mode=f1)=0.3). */
+export function parseMin(m: string): { metric: string; min: number } {
+  const at = m.lastIndexOf('=');
+  const metric = at > 0 ? m.slice(0, at).trim() : '';
+  const value = at > 0 ? m.slice(at + 1).trim() : '';
+  if (!metric || value === '' || !Number.isFinite(Number(value))) throw new CalibrationUsageError(`--min takes METRIC=VALUE, got ${m}`);
+  return { metric, min: Number(value) };
+}

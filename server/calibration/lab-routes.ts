@@ -9,7 +9,9 @@ import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import type { Criterion } from '../criteria/queries.ts';
-import type { PromptInUse, PromptTemplate } from '../judge/types.ts';
+import type { LabelledItem, PromptExample, PromptInUse, PromptTemplate, StepDefinition, Trace } from '../judge/types.ts';
+import { exampleFromTrace } from '../judge/examples.ts';
+import { examplesError, exampleSkeleton } from '../judge/example-messages.ts';
 import { RunError } from '../judge/runner.ts';
 import { holdoutPart } from './holdout.ts';
 import { comparePromptVersions } from './compare.ts';
@@ -51,14 +53,27 @@ export function labRoutes(app: AppContext): Router {
     return [...registry.builtinKeys(), ...registry.custom(datasetId).map((m) => m.key)].filter((k) => registry.get(datasetId, k)?.kind === 'llm');
   }
 
-  /** The candidates for few-shot examples: their question, answer and the first expert note, in one query. */
-  const candidateRows = app.db.prepare<[string], { id: number; question: string; answer: string; rationale: string | null; corrected_answer: string | null }>(`
+  /** The candidates for few-shot examples: their item and the first expert note, in one query (texts cut to the limits). */
+  const candidateRows = app.db.prepare<[string], {
+    id: number; question: string; answer: string; ground_truth: string; retrieved_contexts: string; reference_contexts: string;
+    rationale: string | null; corrected_answer: string | null;
+  }>(`
     SELECT r.id, substr(s.question, 1, ${LIMITS.question}) AS question, substr(r.answer, 1, ${LIMITS.answer}) AS answer,
+      substr(s.ground_truth, 1, ${LIMITS.groundTruth}) AS ground_truth, r.retrieved_contexts, s.reference_contexts,
       substr(f.rationale, 1, ${LIMITS.rationale}) AS rationale, substr(f.corrected_answer, 1, ${LIMITS.correctedAnswer}) AS corrected_answer
     FROM response r JOIN sample s ON s.id = r.sample_id
     LEFT JOIN annotation f ON f.id = (SELECT a.id FROM annotation a WHERE a.response_id = r.id AND a.state = 'submitted'
       AND (a.rationale <> '' OR a.corrected_answer <> '') ORDER BY a.submitted_at LIMIT 1)
     WHERE r.id IN (SELECT value FROM json_each(?))`);
+
+  /** Of the given items, those a goldset run of the metric has a trace for that records the step's input; the newest run's. */
+  const traced = app.db.prepare<{ ds: number; metric: string; step: string; ids: string }, { response_id: number; run_id: number }>(`
+    SELECT sc.response_id, max(sc.run_id) AS run_id FROM score sc JOIN run r ON r.id = sc.run_id
+    WHERE r.dataset_id = @ds AND r.metric_key = @metric AND r.source = 'goldset' AND sc.trace IS NOT NULL
+      AND sc.response_id IN (SELECT value FROM json_each(@ids))
+      AND EXISTS (SELECT 1 FROM json_each(sc.trace, '$.steps') j WHERE json_extract(j.value, '$.step') = @step
+        AND json_type(j.value, '$.input') = 'object' AND json_extract(j.value, '$.error') IS NULL)
+    GROUP BY sc.response_id`);
 
   /** Items of each holdout part that have a gold value for the criterion (per-context: for any context), in id order. */
   function parts(dataset: DatasetRow, gold: ReadonlyMap<number, unknown>): Record<'calibration' | 'held_out', number[]> {
@@ -97,20 +112,25 @@ export function labRoutes(app: AppContext): Router {
     const current = prompts.resolve(dataset.id, metric, dataset.language)[step]!;
     const split = parts(dataset, goldOf(criterion));
     const isOffered = offeredTo(user, dataset.id);
-    const offered = split.calibration.filter(isOffered);
+    const definition = metric.steps.find((x) => x.step === step)!;
     let candidates: ExampleCandidate[] = [];
     if (!contextStep) {
       const gold = calibration.goldFor(criterion);
-      const shown = offered.slice(0, 40);
+      const shown = split.calibration.filter(isOffered).slice(0, 40);
       const rows = new Map(candidateRows.all(JSON.stringify(shown)).map((r) => [r.id, r]));
+      const fromTrace = new Set(traced.all({ ds: dataset.id, metric: metricKey, step, ids: JSON.stringify(shown) }).map((t) => t.response_id));
       candidates = shown.flatMap((id) => {
         const r = rows.get(id);
-        return r ? [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '' }] : [];
+        if (!r) return [];
+        const fromLabel = definition.fromLabel ? definition.fromLabel(toLabelled(r, gold.get(id)!, criterion)).length > 0 : false;
+        return [{ response_id: id, question: r.question, answer: r.answer, gold: gold.get(id)!, rationale: r.rationale ?? '', corrected_answer: r.corrected_answer ?? '',
+          from_label: fromLabel, from_trace: fromTrace.has(id) }];
       });
     }
     const runs = runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset');
     return {
-      metric: metricKey, metrics, step, steps, criterion, criteria: cs, current,
+      metric: metricKey, metrics, step, steps, criterion, criteria: cs, current, labels_inform_step: definition.fromLabel !== undefined,
+      example_shape: exampleSkeleton(definition),
       contextCandidates: contextStep ? lab.candidates(dataset, criterion, runs.find((x) => x.status === 'done'), isOffered) : null,
       draft: draft ?? { instruction: current.instruction, output_format: current.output_format, examples: current.examples, language: current.language },
       candidates, runs,
@@ -119,15 +139,23 @@ export function labRoutes(app: AppContext): Router {
     };
   }
 
-  function readDraft(req: Request): { draft: PromptTemplate; note: string } | { error: string } {
+  /** The draft of the form; with `step`, its examples must fit that step's schema (they are about to be saved). */
+  function readDraft(req: Request, step?: StepDefinition): { draft: PromptTemplate; note: string } | { error: string } {
     const parsed = Draft.safeParse(req.body);
     if (!parsed.success) return { error: req.t('err.required') };
+    let examples: PromptExample[];
     try {
-      const examples = ExampleList.parse(JSON.parse(parsed.data.examples || '[]')) as PromptTemplate['examples'];
-      return { draft: { instruction: parsed.data.instruction, output_format: parsed.data.output_format, examples, language: parsed.data.language }, note: parsed.data.note };
+      examples = ExampleList.parse(JSON.parse(parsed.data.examples || '[]')) as PromptExample[];
     } catch {
       return { error: req.t('err.examples_json') };
     }
+    const problem = step ? examplesError(step, examples, req.t) : null;
+    if (problem) return { error: problem };
+    return { draft: { instruction: parsed.data.instruction, output_format: parsed.data.output_format, examples, language: parsed.data.language }, note: parsed.data.note };
+  }
+
+  function stepOf(datasetId: number, s: LabState): StepDefinition {
+    return registry.get(datasetId, s.metric)!.steps.find((x) => x.step === s.step)!;
   }
 
   function load(req: Request) {
@@ -155,36 +183,54 @@ export function labRoutes(app: AppContext): Router {
     const id = resp.id;
     // Only items of the calibration part may become examples: the held-out part stays unseen.
     if (holdoutPart(dataset.holdout_seed, id) !== 'calibration') return sendError(req, res, 422, req.t('lab.not_calibration_item'));
-    // The candidates are the items whose labels this user may read (see state()).
-    let example: PromptTemplate['examples'][number] | null = null;
+    let made: PromptExample[];
     if (base.contextCandidates) {
       // Any labelled context of an offered item (see state()), not only those listed first.
-      const offered = picked && offeredTo(req.user, dataset.id)(id);
-      example = offered ? lab.example(dataset, base.metric, base.criterion, id, picked.index, read.draft.language) : null;
+      const example = picked && offeredTo(req.user, dataset.id)(id) ? lab.example(dataset, base.metric, base.criterion, id, picked.index, read.draft.language) : null;
+      if (!example) return sendError(req, res, 404, req.t('err.not_found'));
+      made = [example];
     } else {
-      const c = base.candidates.find((x) => x.response_id === id);
-      example = c ? {
-        input: { question: resp.question, answer: resp.answer, ground_truth: resp.ground_truth, contexts: JSON.parse(resp.retrieved_contexts) as string[] },
-        output: { value: c.gold, reason: c.rationale, ...(c.corrected_answer ? { corrected_answer: c.corrected_answer } : {}) },
-        response_id: id,
-      } : null;
+      // The candidates are the items whose labels this user may read (see state()).
+      if (!base.candidates.some((x) => x.response_id === id)) return sendError(req, res, 404, req.t('err.not_found'));
+      const fromTrace = req.query.source === 'trace';
+      made = fromTrace ? fromTraceOf(dataset.id, base, stepOf(dataset.id, base), id) : fromLabelOf(stepOf(dataset.id, base), base, id);
+      if (made.length === 0) {
+        const why = fromTrace ? 'lab.no_trace_example' : 'lab.label_cannot_inform';
+        return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft: read.draft }, errors: { examples: req.t(why) } }), 422);
+      }
     }
-    if (!example) return sendError(req, res, 404, req.t('err.not_found'));
-    // One example per item; per context for the verify step (a relevant and an irrelevant context of one answer make a good pair).
-    const same = (e: PromptTemplate['examples'][number]) => e.response_id === id && (!picked || e.input['context'] === example.input['context']);
-    const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => !same(e)), example] };
+    // One example per item's label; per context for the verify step (a relevant and an irrelevant context of one answer make a good pair).
+    const same = (e: PromptExample) => e.response_id === id && (!picked || made.some((m) => m.input['context'] === e.input['context']));
+    const draft = { ...read.draft, examples: [...read.draft.examples.filter((e) => !same(e)), ...made] };
     sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft } }));
   });
+
+  /** The step's examples from the expert's label of an item: none when labels cannot inform the step. */
+  function fromLabelOf(step: StepDefinition, s: LabState, id: number): PromptExample[] {
+    const row = candidateRows.get(JSON.stringify([id]));
+    const gold = calibration.goldFor(s.criterion).get(id);
+    if (!step.fromLabel || !row || gold === undefined) return [];
+    return step.fromLabel(toLabelled(row, gold, s.criterion));
+  }
+
+  /** The judge's own input and output for the step, from the newest goldset run's trace of the item. */
+  function fromTraceOf(datasetId: number, s: LabState, step: StepDefinition, id: number): PromptExample[] {
+    const hit = traced.get({ ds: datasetId, metric: s.metric, step: s.step, ids: JSON.stringify([id]) });
+    const score = hit && runner.queries.score(hit.run_id, id);
+    if (!score?.trace) return [];
+    const example = exampleFromTrace(step, JSON.parse(score.trace) as Trace, id);
+    return example ? [example] : [];
+  }
 
   r.post('/datasets/:id/prompt-lab/run', expert, (req, res) => {
     const dataset = load(req);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const base = state(dataset, req.user, req.body as Record<string, unknown>);
     if (!base) return sendError(req, res, 422, req.t('lab.needs'));
-    const read = readDraft(req);
+    const read = readDraft(req, stepOf(dataset.id, base));
     if ('error' in read) return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: base, errors: { examples: read.error } }), 422);
     const saved = prompts.save(req.user!.id, dataset.id, base.metric, base.step, read.draft, read.note);
-    const examples = new Set(read.draft.examples.map((e) => (e as { response_id?: number }).response_id).filter((x): x is number => typeof x === 'number'));
+    const examples = new Set(read.draft.examples.map((e) => e.response_id).filter((x): x is number => typeof x === 'number'));
     const ids = partIds(dataset, base.criterion.id, 'calibration').filter((id) => !examples.has(id));
     try {
       const run = runner.create(req.user!.id, dataset.id, {
@@ -207,7 +253,8 @@ export function labRoutes(app: AppContext): Router {
     const criterion = own.criterion(req.body?.criterion);
     if (!criterion) return sendError(req, res, 422, req.t('err.bad_request'));
     const criterionId = criterion.id;
-    const used = (JSON.parse(source.prompts) as { used?: Record<string, PromptInUse> }).used ?? {};
+    const recorded = JSON.parse(source.prompts) as { used?: Record<string, PromptInUse>; settings?: Record<string, string> };
+    const used = recorded.used ?? {};
     const examples = exampleItems(source);
     const ids = partIds(dataset, criterionId, 'held_out').filter((id) => !examples.has(id));
     // A second look at the held-out part spends it: ask before taking it, and count every look.
@@ -219,7 +266,7 @@ export function labRoutes(app: AppContext): Router {
     try {
       const run = app.db.transaction(() => {
         const created = runner.create(req.user!.id, dataset.id, { name: `${source.name.split(' · ')[0]} · ${req.t('calib.part_held_out')} ${looked + 1}`,
-          metricKey: source.metric_key, prompts: used, selection: { response_ids: ids, part: 'held_out' } });
+          metricKey: source.metric_key, prompts: used, settings: recorded.settings, selection: { response_ids: ids, part: 'held_out' } });
         app.holdoutLooks.record({ ds: dataset.id, metric: source.metric_key, criterion: criterionId, run: created.id, source: source.id, by: req.user!.id });
         return created;
       })();
@@ -253,4 +300,15 @@ export function labRoutes(app: AppContext): Router {
   });
 
   return r;
+}
+
+/** A candidate row as the LabelledItem a step's fromLabel reads. */
+function toLabelled(row: { id: number; question: string; answer: string; ground_truth: string; retrieved_contexts: string; reference_contexts: string;
+  rationale: string | null; corrected_answer: string | null }, gold: string, criterion: LabelledItem['criterion']): LabelledItem {
+  return {
+    response_id: row.id, gold, criterion: { kind: criterion.kind, scale_min: criterion.scale_min, scale_max: criterion.scale_max },
+    rationale: row.rationale ?? '', corrected_answer: row.corrected_answer ?? '',
+    item: { question: row.question, answer: row.answer, ground_truth: row.ground_truth,
+      retrieved_contexts: JSON.parse(row.retrieved_contexts) as string[], reference_contexts: JSON.parse(row.reference_contexts) as string[] },
+  };
 }

@@ -9,6 +9,7 @@ import { goldValue } from '../labels/gold.ts';
 import type { RunRow } from '../judge/run-queries.ts';
 import type { PromptInUse } from '../judge/types.ts';
 import { holdoutPart, type HoldoutPart } from './holdout.ts';
+import { identityChanges, identityOfRun, type IdentityChange, type JudgeIdentity } from './judge-identity.ts';
 import { calibrationReport, type CalibrationPair, type CalibrationReport } from './report.ts';
 import { writableGuard } from '../datasets/archived.ts';
 
@@ -40,6 +41,18 @@ export function exampleItems(run: RunRow): Set<number> {
   return ids;
 }
 
+/** A recorded calibration with the run it was computed from (what the judge was). */
+export interface RecordedCalibration {
+  id: number; metric_key: string; criterion_id: number; criterion: string; run_id: number; run: string; part: string;
+  strength: number | null; strength_name: string; report: string; item_ids: string; created_at: string;
+  source: 'goldset' | 'imported'; model: string; embedding_model: string; prompts: string;
+}
+
+/** The newest calibration of exactly the given judge, or why there is none: the newest one's differences. */
+export type CalibrationMatch =
+  | { found: RecordedCalibration; identity: JudgeIdentity }
+  | { found: null; latest: RecordedCalibration | null; changes: IdentityChange[] };
+
 export interface VerdictRow { response_id: number; verdict: 'judge_right' | 'expert_right' | 'ambiguous'; note: string; reviewer_email: string; updated_at: string; version: number }
 
 /** Someone recorded a verdict on this item since the form was read. */
@@ -62,6 +75,16 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
       SELECT c.id, c.criterion_id, k.name AS criterion, c.run_id, r.name AS run, c.part, c.strength, c.strength_name, c.report, c.item_ids, c.created_at
       FROM calibration c JOIN criterion k ON k.id = c.criterion_id JOIN run r ON r.id = c.run_id
       WHERE c.dataset_id = ? AND c.metric_key = ? ORDER BY c.id DESC LIMIT 1`),
+    recorded: db.prepare<[number, string], RecordedCalibration>(`
+      SELECT c.id, c.metric_key, c.criterion_id, k.name AS criterion, c.run_id, r.name AS run, c.part, c.strength, c.strength_name, c.report, c.item_ids,
+        c.created_at, r.source, r.model, r.embedding_model, r.prompts
+      FROM calibration c JOIN criterion k ON k.id = c.criterion_id JOIN run r ON r.id = c.run_id
+      WHERE c.dataset_id = ? AND c.metric_key = ? ORDER BY c.id DESC LIMIT 500`),
+    recordedInDataset: db.prepare<[number], RecordedCalibration>(`
+      SELECT c.id, c.metric_key, c.criterion_id, k.name AS criterion, c.run_id, r.name AS run, c.part, c.strength, c.strength_name, '{}' AS report,
+        '[]' AS item_ids, c.created_at, r.source, r.model, r.embedding_model, r.prompts
+      FROM calibration c JOIN criterion k ON k.id = c.criterion_id JOIN run r ON r.id = c.run_id
+      WHERE c.dataset_id = ? ORDER BY c.id DESC LIMIT 200`),
     upsertVerdict: db.prepare(`INSERT INTO review_verdict (dataset_id, run_id, response_id, criterion_id, verdict, note, reviewer_id)
       VALUES (@dataset_id, @run_id, @response_id, @criterion_id, @verdict, @note, @reviewer_id)
       ON CONFLICT (run_id, response_id, criterion_id) DO UPDATE SET verdict = excluded.verdict, note = excluded.note,
@@ -146,6 +169,23 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
       })();
     },
     latestFor: (datasetId: number, metricKey: string) => s.latest.get(datasetId, metricKey),
+    /**
+     * The newest calibration of a metric recorded with exactly this judge: model, embedding model,
+     * prompt versions and settings ('judge', what the gate needs), or the prompt versions alone
+     * ('prompts', what an export of prompts needs; its model is reported with it).
+     */
+    matching(datasetId: number, metricKey: string, identity: JudgeIdentity, scope: 'judge' | 'prompts' = 'judge'): CalibrationMatch {
+      const all = s.recorded.all(datasetId, metricKey);
+      const relevant = (changes: IdentityChange[]) => (scope === 'judge' ? changes : changes.filter((c) => c.what === 'prompt_version' || c.what === 'prompt_text'));
+      for (const c of all) {
+        const recorded = identityOfRun(c);
+        if (relevant(identityChanges(recorded, identity)).length === 0) return { found: c, identity: recorded };
+      }
+      const latest = all[0] ?? null;
+      return { found: null, latest, changes: latest ? relevant(identityChanges(identityOfRun(latest), identity)) : [] };
+    },
+    /** The dataset's newest calibrations (without their reports), for the Metrics page. */
+    recordedInDataset: (datasetId: number) => s.recordedInDataset.all(datasetId),
     /** "criterionId:metricKey" of every pair recorded as a calibration in the dataset. */
     calibratedPairs: (datasetId: number) => new Set(s.calibratedPairs.all(datasetId).map((p) => `${p.criterion_id}:${p.metric_key}`)),
     /** Records a reviewer's verdict; `expectedVersion` is the verdict version the form showed (0: none yet). */

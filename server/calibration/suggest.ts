@@ -9,12 +9,14 @@ import type { RunRow } from '../judge/run-queries.ts';
 export type Judges = 'correctness' | 'faithfulness' | 'relevancy' | 'contexts' | 'other';
 
 const METRIC_JUDGES: Record<string, Judges> = {
-  answer_correctness: 'correctness', exact_match: 'correctness', string_presence: 'correctness', levenshtein_similarity: 'correctness',
-  bleu: 'correctness', rouge_l: 'correctness', 'factual_correctness(mode=f1)': 'correctness', semantic_similarity: 'correctness',
+  answer_correctness: 'correctness', exact_match: 'correctness', string_present: 'correctness', non_llm_string_similarity: 'correctness',
+  bleu_score: 'correctness', rouge_score: 'correctness', 'rouge_score(mode=fmeasure)': 'correctness', bleu_zh: 'correctness', rouge_l_zh: 'correctness',
+  'factual_correctness(mode=f1)': 'correctness', semantic_similarity: 'correctness',
   faithfulness: 'faithfulness',
   answer_relevancy: 'relevancy',
   context_precision: 'contexts', context_precision_without_reference: 'contexts', context_recall: 'contexts',
-  non_llm_context_precision: 'contexts', non_llm_context_recall: 'contexts', llm_context_precision_with_reference: 'contexts',
+  non_llm_context_precision_with_reference: 'contexts', non_llm_context_recall: 'contexts', llm_context_precision_with_reference: 'contexts',
+  llm_context_precision_without_reference: 'contexts', context_utilization: 'contexts',
 };
 
 // Words in criterion names (English and Chinese) for what they judge.

@@ -83,7 +83,6 @@ export const enCalibration = {
   'lab.pick': 'Few-shot examples from expert labels',
   'lab.pick_hint': 'Items of the calibration part with the experts\' gold value, rationale and corrected answer. Adding one puts it into the draft\'s examples.',
   'lab.no_candidates': 'No labelled items in the calibration part yet.',
-  'lab.add_example': 'Add as example',
   'lab.not_calibration_item': 'Only items of the calibration part can be examples; the held-out part stays unseen.',
   'lab.runs': 'Runs of this metric',
   'lab.scope': 'Items',
@@ -98,5 +97,4 @@ export const enCalibration = {
   'lab.bootstrap': 'Paired bootstrap of ρ(B) − ρ(A) = {diff} (95% {lo} – {hi}); p = {p}.',
   'lab.to_agree': 'Now agreeing with the experts ({n})',
   'lab.to_disagree': 'Now disagreeing ({n})',
-  'lab.export': 'Export calibrated judge',
 } as const;

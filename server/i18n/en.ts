@@ -7,6 +7,7 @@ import { enHardening } from './en-hardening.ts';
 import { enContexts } from './en-contexts.ts';
 import { enFirsthour } from './en-firsthour.ts';
 import { enEstimate } from './en-estimate.ts';
+import { enRagas } from './en-ragas.ts';
 
 export const en = {
   ...enLabelling,
@@ -17,6 +18,7 @@ export const en = {
   ...enContexts,
   ...enFirsthour,
   ...enEstimate,
+  ...enRagas,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

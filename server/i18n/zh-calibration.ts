@@ -85,7 +85,6 @@ export const zhCalibration: Record<keyof typeof enCalibration, string> = {
   'lab.pick': '从专家标注中挑选少样本示例',
   'lab.pick_hint': '校准集中的数据，附专家的金标准、理由和修正后的答案。添加后会放入草稿的示例中。',
   'lab.no_candidates': '校准集中还没有已标注的数据。',
-  'lab.add_example': '添加为示例',
   'lab.not_calibration_item': '只有校准集中的数据可以作为示例；留出集必须保持未见。',
   'lab.runs': '该指标的运行',
   'lab.scope': '数据范围',
@@ -100,5 +99,4 @@ export const zhCalibration: Record<keyof typeof enCalibration, string> = {
   'lab.bootstrap': '配对 bootstrap：ρ(B) − ρ(A) = {diff}（95% {lo} – {hi}）；p = {p}。',
   'lab.to_agree': '改为与专家一致（{n}）',
   'lab.to_disagree': '改为与专家不一致（{n}）',
-  'lab.export': '导出已校准的评测提示词',
 };

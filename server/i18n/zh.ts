@@ -8,6 +8,7 @@ import { zhHardening } from './zh-hardening.ts';
 import { zhContexts } from './zh-contexts.ts';
 import { zhFirsthour } from './zh-firsthour.ts';
 import { zhEstimate } from './zh-estimate.ts';
+import { zhRagas } from './zh-ragas.ts';
 
 export const zh: Record<MessageKey, string> = {
   ...zhLabelling,
@@ -18,6 +19,7 @@ export const zh: Record<MessageKey, string> = {
   ...zhContexts,
   ...zhFirsthour,
   ...zhEstimate,
+  ...zhRagas,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

@@ -1,6 +1,7 @@
 // Ragas-format export of responses with the experts' gold labels: one record per response, Ragas's
-// columns plus `human.<criterion>` (per-context criteria: a list with one value per retrieved context).
-// Two queries per batch of 500 responses, never one per response.
+// columns plus `human.<criterion>` (per-context criteria: a list with one value per retrieved context),
+// and the scores of chosen runs under the column Ragas names each metric (null where there is none).
+// Two queries per batch of 500 responses (three with runs), never one per response.
 import type { DB } from '../db/connection.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import { numericValue } from '../criteria/values.ts';
@@ -13,8 +14,11 @@ export interface ResponseExportRow {
   reference: string;
   reference_contexts: string[];
   system: string;
-  [human: `human.${string}`]: string | number | null | (string | number | null)[];
+  [column: string]: string | number | null | (string | number | null)[];
 }
+
+/** A run whose scores become a column of the export. */
+export interface ScoreColumn { column: string; runId: number }
 
 const BATCH = 500;
 
@@ -23,7 +27,8 @@ function typed(c: Criterion, value: string | null): string | number | null {
   return c.kind === 'categorical' ? value : numericValue(c.kind, value);
 }
 
-export function* responseExportRows(db: DB, datasetId: number, criteria: Criterion[], status: 'approved' | undefined): Generator<ResponseExportRow[]> {
+export function* responseExportRows(db: DB, datasetId: number, criteria: Criterion[], status: 'approved' | undefined,
+  scoreColumns: readonly ScoreColumn[] = []): Generator<ResponseExportRow[]> {
   const page = db.prepare<{ ds: number; after: number; status: string | null; limit: number },
     { id: number; question: string; ground_truth: string; reference_contexts: string; answer: string; retrieved_contexts: string; system: string }>(`
     SELECT r.id, s.question, s.ground_truth, s.reference_contexts, r.answer, r.retrieved_contexts, r.system
@@ -34,6 +39,9 @@ export function* responseExportRows(db: DB, datasetId: number, criteria: Criteri
     WHERE a.dataset_id = @ds AND a.state = 'submitted' AND a.response_id BETWEEN @from AND @to`);
   const adjudications = db.prepare<{ from: number; to: number }, { response_id: number; criterion_id: number; context_index: number; value: string }>(`
     SELECT response_id, criterion_id, context_index, value FROM adjudication WHERE response_id BETWEEN @from AND @to`);
+  const scores = db.prepare<{ runs: string; from: number; to: number }, { run_id: number; response_id: number; value: number }>(`
+    SELECT run_id, response_id, value FROM score WHERE run_id IN (SELECT value FROM json_each(@runs)) AND response_id BETWEEN @from AND @to AND status = 'ok'`);
+  const runIds = JSON.stringify(scoreColumns.map((c) => c.runId));
   let after = 0;
   for (;;) {
     const rows = page.all({ ds: datasetId, after, status: status ?? null, limit: BATCH });
@@ -45,6 +53,7 @@ export function* responseExportRows(db: DB, datasetId: number, criteria: Criteri
       values.set(key, [...(values.get(key) ?? []), l.value]);
     }
     const adjudicated = new Map(adjudications.all(range).map((j) => [`${j.response_id}:${j.criterion_id}:${j.context_index}`, j.value]));
+    const scored = new Map(scoreColumns.length ? scores.all({ runs: runIds, ...range }).map((x) => [`${x.run_id}:${x.response_id}`, x.value]) : []);
     const gold = (c: Criterion, rid: number, i: number) => {
       const key = `${rid}:${c.id}:${i}`;
       return typed(c, goldValue(c.kind, values.get(key) ?? [], adjudicated.get(key) ?? null));
@@ -58,6 +67,7 @@ export function* responseExportRows(db: DB, datasetId: number, criteria: Criteri
       for (const c of criteria) {
         out[`human.${c.name}`] = c.target === 'context' ? contexts.map((_, i) => gold(c, r.id, i)) : gold(c, r.id, -1);
       }
+      for (const c of scoreColumns) out[c.column] = scored.get(`${c.runId}:${r.id}`) ?? null;
       return out;
     });
     after = range.to;

@@ -70,13 +70,10 @@ export function resolveCriteria(criteria: CriterionService, actorId: number | nu
 
 /** Writes the labels of every row of the staging table (see import-service.ts); returns how many label values were written. */
 export function writeLabels(db: DB, staging: string, datasetId: number, annotatorId: number, criteria: Map<string, Criterion>): number {
-  const rows = db.prepare<{ ds: number; after: number }, { line: number; labels: string; response_id: number | null; contexts: number | null }>(`
-    SELECT st.line, st.labels, r.id AS response_id, json_array_length(r.retrieved_contexts) AS contexts
-    FROM ${staging} st
-    JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key
-    LEFT JOIN response r ON r.sample_id = s.id AND r.content_hash = st.hash
-    WHERE st.line > @after AND st.labels IS NOT NULL
-    ORDER BY st.line LIMIT 1000`);
+  const rows = db.prepare<{ after: number }, { seq: number; line: number; labels: string; response_id: number | null; contexts: number | null }>(`
+    SELECT st.seq, st.line, st.labels, st.response_id, json_array_length(r.retrieved_contexts) AS contexts FROM ${staging} st
+    LEFT JOIN response r ON r.id = st.response_id
+    WHERE st.seq > @after AND st.labels IS NOT NULL ORDER BY st.seq LIMIT 1000`);
   const findAnnotation = db.prepare<[number, number], { id: number; state: string }>('SELECT id, state FROM annotation WHERE response_id = ? AND annotator_id = ?');
   const insertAnnotation = db.prepare(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state, submitted_at)
     VALUES (?, ?, ?, 'submitted', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
@@ -88,10 +85,10 @@ export function writeLabels(db: DB, staging: string, datasetId: number, annotato
   const errors: LabelImportError[] = [];
   let written = 0, after = 0;
   for (;;) {
-    const batch = rows.all({ ds: datasetId, after });
+    const batch = rows.all({ after });
     if (!batch.length) break;
     for (const row of batch) {
-      after = row.line;
+      after = row.seq;
       if (row.response_id === null) continue; // labels need an answer to be about; counted by the caller
       const labels = JSON.parse(row.labels) as Record<string, string | (string | null)[]>;
       let annotation = findAnnotation.get(row.response_id, annotatorId);

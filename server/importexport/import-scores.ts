@@ -12,17 +12,16 @@ export function writeScoreRuns(db: DB, staging: string, datasetId: number, runNa
   const insertRun = db.prepare(`INSERT INTO run (dataset_id, name, metric_key, source, status, created_by, started_at, finished_at)
     VALUES (?, ?, ?, 'imported', 'done', ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
   // A metric column's empty cell is a score that was not produced: kept as "skipped", never as 0.
-  const insertScores = db.prepare<{ ds: number; run: number; path: string }>(`
+  // Staged rows name the response they are about (import-service.ts); the first row for a response wins.
+  const insertScores = db.prepare<{ run: number; path: string }>(`
     INSERT INTO score (run_id, response_id, status, value, reason)
-    SELECT @run, r.id,
+    SELECT @run, st.response_id,
       CASE WHEN json_type(st.scores, @path) IN ('real', 'integer') THEN 'ok' ELSE 'skipped' END,
       CASE WHEN json_type(st.scores, @path) IN ('real', 'integer') THEN json_extract(st.scores, @path) END,
       CASE WHEN json_type(st.scores, @path) IN ('real', 'integer') THEN NULL ELSE 'no_score_in_file' END
     FROM ${staging} st
-    JOIN sample s ON s.dataset_id = @ds AND s.question_key = st.key
-    JOIN response r ON r.sample_id = s.id AND r.content_hash = st.hash
-    WHERE st.scores IS NOT NULL AND json_type(st.scores, @path) IS NOT NULL
-    ORDER BY st.line
+    WHERE st.response_id IS NOT NULL AND st.scores IS NOT NULL AND json_type(st.scores, @path) IS NOT NULL
+    ORDER BY st.seq
     ON CONFLICT (run_id, response_id) DO NOTHING`);
   const counts = db.prepare<[number], { scored: number; missing: number; total: number }>(`SELECT count(*) FILTER (WHERE status = 'ok') AS scored,
     count(*) FILTER (WHERE status <> 'ok') AS missing, count(*) AS total FROM score WHERE run_id = ?`);
@@ -32,7 +31,7 @@ export function writeScoreRuns(db: DB, staging: string, datasetId: number, runNa
     const found = existing.get(datasetId, runName, metric);
     if (found && found.source !== 'imported') throw new ScoreImportAbort(`run "${runName}" for ${metric} was scored by goldset; import into another run name`);
     const runId = found ? found.id : Number(insertRun.run(datasetId, runName, metric, actorId).lastInsertRowid);
-    insertScores.run({ ds: datasetId, run: runId, path: `$."${metric.replace(/"/g, '""')}"` });
+    insertScores.run({ run: runId, path: `$."${metric.replace(/"/g, '""')}"` });
     const c = counts.get(runId)!;
     setTotal.run(c.total, runId);
     return { run: runName, metric, run_id: runId, scored: c.scored, missing: c.missing };

@@ -32,6 +32,13 @@ export interface ImportSummary {
   differs: number[];
   responsesCreated: number;
   responsesMatched: number;
+  /**
+   * Rows without a system (Ragas's results keep none) matched to the existing response with the same
+   * question, answer and retrieved contexts; `sharedAcrossSystems` of them matched the identical
+   * answers of several systems, which all got the row's scores and labels.
+   */
+  matchedWithoutSystem: number;
+  sharedAcrossSystems: number;
   labels: number;
   criteriaCreated: string[];
   /** Rows with expert labels but no answer: a label is about an answer, so these were not imported. */
@@ -53,6 +60,10 @@ export interface ImportFailure {
   needsAnnotator?: boolean;
   /** Why the file's judge scores could not be imported. */
   scoreError?: string;
+  /** Rows without a system, with the same content but different scores or labels: which is whose cannot be told (file lines, per content). */
+  ambiguousRows?: number[][];
+  /** Score columns asked for that the file does not have. */
+  missingScoreColumns?: string[];
 }
 export type ImportResult = ImportSummary | ImportFailure;
 
@@ -64,14 +75,18 @@ export interface ImportOptions {
   criterionTypes?: Record<string, DeclaredType> | undefined;
   /** Name of the run that the file's metric-score columns become (one run row per metric). */
   runName?: string | undefined;
+  /** Further columns to read as metric scores (besides the metric columns Ragas writes). */
+  scoreColumns?: string[] | undefined;
 }
 
 /** The statements one import writes with, inside its transaction. */
 function importWriter(db: DB, importId: string) {
   // Expert labels and judge scores are written after the last row (their criteria and runs depend on
   // every value in the file), from a TEMP table: it lives outside the database file and its log.
+  // One staging row per (file row, response it is about); `content` groups rows without a system that
+  // matched by content (the ids of the responses they matched), so conflicting values can be found.
   const staging = `temp."import_${importId.replace(/-/g, '')}"`;
-  db.exec(`CREATE TEMP TABLE ${staging} (line INTEGER PRIMARY KEY, key TEXT NOT NULL, hash TEXT, labels TEXT, scores TEXT)`);
+  db.exec(`CREATE TEMP TABLE ${staging} (seq INTEGER PRIMARY KEY, line INTEGER NOT NULL, response_id INTEGER, content TEXT, labels TEXT, scores TEXT)`);
   const questionInserts = new Map<number, Statement<[unknown[]]>>();
   return {
     staging,
@@ -94,7 +109,15 @@ function importWriter(db: DB, importId: string) {
     insertResponse: db.prepare<[number, number, string, string, string, string, string, number | null]>(`
       INSERT INTO response (sample_id, dataset_id, system, answer, retrieved_contexts, metadata, content_hash, created_by)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sample_id, content_hash) DO NOTHING`),
-    stage: db.prepare<[number, string, string | null, string | null, string | null]>(`INSERT INTO ${staging} (line, key, hash, labels, scores) VALUES (?, ?, ?, ?, ?)`),
+    responseId: db.prepare<[number, string]>('SELECT id FROM response WHERE sample_id = ? AND content_hash = ?').pluck(),
+    /** A sample's responses with this answer and these contexts, whatever their system. */
+    sameContent: db.prepare<[number, string, string]>('SELECT id FROM response WHERE sample_id = ? AND answer = ? AND retrieved_contexts = ? ORDER BY id').pluck(),
+    stage: db.prepare<[number, number | null, string | null, string | null, string | null]>(
+      `INSERT INTO ${staging} (line, response_id, content, labels, scores) VALUES (?, ?, ?, ?, ?)`),
+    /** Content groups whose rows carry different values, with their lines. */
+    conflicts: db.prepare<[], { lines: string }>(`SELECT group_concat(line, ',') AS lines FROM (
+      SELECT content, line, min(coalesce(labels, '') || char(0) || coalesce(scores, '')) AS vals FROM ${staging} WHERE content IS NOT NULL GROUP BY content, line)
+      GROUP BY content HAVING count(DISTINCT vals) > 1 ORDER BY min(line) LIMIT 20`),
     drop: () => db.exec(`DROP TABLE IF EXISTS ${staging}`),
   };
 }
@@ -122,7 +145,7 @@ export function importService(db: DB, audit: AuditQueries,
   function write(w: ImportWriter, actorId: number | null, datasetId: number, file: string, options: ImportOptions): ImportSummary {
     const before = maxSampleId.get() as number;
     const now = new Date().toISOString();
-    let created = 0, responsesCreated = 0, read: ReadSummary | null = null;
+    let created = 0, responsesCreated = 0, matchedWithoutSystem = 0, sharedAcrossSystems = 0, read: ReadSummary | null = null;
     const differs: number[] = [];
     // Rows are written in file order, so the first row wins for a question that appears twice; a
     // question that was in the dataset before with another ground truth or other contexts "differs".
@@ -160,11 +183,30 @@ export function importService(db: DB, audit: AuditQueries,
         if (inserted.changes) created++;
         const sampleId = inserted.changes ? Number(inserted.lastInsertRowid) : matched(line, key, groundTruth, refs);
         if (tags && sampleId > before) for (const tag of tags) w.insertTag.run(sampleId, tag);
+        const staged = labels !== null || scores !== null;
+        let responseIds: number[] = [];
+        let content: string | null = null;
         if (response) {
           const [system, answer, retrieved, meta, hash] = response;
-          responsesCreated += w.insertResponse.run(sampleId, datasetId, system, answer, retrieved, meta, hash, actorId).changes;
+          // Without a system (Ragas's results keep none), a row is about the existing response(s) with
+          // its question, answer and contexts: nothing new is created for it.
+          const same = system === '' ? (w.sameContent.all(sampleId, answer, retrieved) as number[]) : [];
+          if (same.length > 0) {
+            matchedWithoutSystem++;
+            if (same.length > 1) sharedAcrossSystems++;
+            responseIds = same;
+            content = same.join(',');
+          } else {
+            const inserted = w.insertResponse.run(sampleId, datasetId, system, answer, retrieved, meta, hash, actorId);
+            responsesCreated += inserted.changes;
+            if (staged) responseIds = [inserted.changes ? Number(inserted.lastInsertRowid) : w.responseId.get(sampleId, hash) as number];
+            if (system === '') content = responseIds.join(',');
+          }
         }
-        if (labels !== null || scores !== null) w.stage.run(line, key, response?.[4] ?? null, labels, scores);
+        if (staged) {
+          if (responseIds.length === 0) w.stage.run(line, null, null, labels, scores);
+          for (const id of responseIds) w.stage.run(line, id, content, labels, scores);
+        }
       }
       insertQuestions();
     }
@@ -177,6 +219,11 @@ export function importService(db: DB, audit: AuditQueries,
     if (labelValues.size && options.annotatorId === undefined) throw new Rejected({ ok: false, errors: [], totalErrors: 0, rows, needsAnnotator: true });
     db.exec(trigger);
     indexReusedIds.run(before);
+    // Rows without a system that share a content but not their values: which is whose cannot be told.
+    const conflicts = w.conflicts.all().map((c) => c.lines.split(',').map(Number));
+    if (conflicts.length) throw new Rejected({ ok: false, errors: [], totalErrors: conflicts.length, rows, ambiguousRows: conflicts });
+    const missing = (options.scoreColumns ?? []).filter((c) => !read!.scoreColumns.includes(c.trim().toLowerCase()));
+    if (missing.length) throw new Rejected({ ok: false, errors: [], totalErrors: 1, rows, missingScoreColumns: missing });
 
     let labels = 0;
     const criteriaCreated: string[] = [];
@@ -208,6 +255,7 @@ export function importService(db: DB, audit: AuditQueries,
       annotator: options.annotatorId ?? null, differs: differs.length } });
     return {
       ok: true, rows, created, matched: rows - created, differs, responsesCreated, responsesMatched: read.withResponse - responsesCreated,
+      matchedWithoutSystem, sharedAcrossSystems,
       labels, criteriaCreated, labelsWithoutAnswer: read.labelsWithoutAnswer, scoreColumns: read.scoreColumns, scoreRuns, ignoredColumns: read.ignored,
     };
   }

@@ -72,5 +72,6 @@ export function rowErrorMessage(e: RowError, locale: Locale): string {
       : `${at}${col}有 ${e.params.count} 项，上限为 ${e.params.limit}`;
     case 'nul_character': return `${at}${col}${item(e.params.item)}含有 NUL 字符（\\0），goldset 不保存此类字符`;
     case 'too_deep': return `${at}该记录的数组和对象嵌套超过 ${e.params.limit} 层`;
+    case 'out_of_range': return `${at}${col}为 ${e.params.value}，超出该指标的取值范围（${e.params.allowed}）`;
   }
 }

@@ -63,7 +63,7 @@ async function read(job: ReadJob): Promise<void> {
   const labelValues = new Map<string, Set<string>>();
   const listLabels = new Set<string>();
   try {
-    for await (const items of readImportBatches(job.file, { format: job.format, filename: job.filename })) {
+    for await (const items of readImportBatches(job.file, { format: job.format, filename: job.filename, metrics: job.scoreColumns ?? [] })) {
       const rows: ReadRow[] = [];
       for (const item of items) {
         if ('error' in item) {

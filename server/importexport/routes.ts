@@ -10,6 +10,8 @@ import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
 import { labelErrorMessage, rowErrorMessage } from './messages.ts';
+import { ExportRunError, scoreColumnsOf } from './export-scores.ts';
+import type { ScoreColumn } from './export-responses.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
 import { LIMITS } from '../limits.ts';
 
@@ -21,11 +23,16 @@ const ImportForm = z.object({
   annotator: z.coerce.number().int().positive().optional().catch(undefined),
   // Its length is checked by the import (server/limits.ts), which says so instead of dropping the name.
   run: z.string().trim().optional().catch(undefined),
+  /** Further score columns, separated by commas or new lines. */
+  score_columns: z.string().max(2000).optional().catch(undefined),
 });
 const ExportQuery = z.object({
   format: z.enum(EXPORT_FORMATS).catch('spreadsheet-csv'),
   status: z.enum(['approved', 'all']).catch('approved'),
   responses: z.literal('1').optional().catch(undefined),
+  /** Runs whose scores become columns (with responses). */
+  run: z.union([z.string(), z.array(z.string())]).optional().transform((v) => [v ?? []].flat().filter((r) => r !== '').slice(0, 50)).catch([]),
+  utf8: z.literal('1').optional().catch(undefined),
 });
 
 export function importExportRoutes(app: AppContext): Router {
@@ -55,10 +62,15 @@ export function importExportRoutes(app: AppContext): Router {
       const named = chosen && req.user!.role === 'admin' ? app.users.queries.byId(chosen) : undefined;
       // Only someone who can label (an active expert or admin) can be named the author of labels.
       const annotatorId = named && named.role !== 'viewer' && !named.disabled ? named.id : req.user!.id;
-      const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined });
+      const scoreColumns = (form.success ? form.data.score_columns ?? '' : '').split(/[,\n]/).map((c) => c.trim()).filter((c) => c !== '');
+      const result = await imports.importFile(req.user!.id, dataset.id, file.path, {
+        format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined, scoreColumns,
+      });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
-        const errors = result.scoreError ? [result.scoreError]
+        const errors = result.ambiguousRows ? result.ambiguousRows.map((lines) => req.t('ragas.import_ambiguous', { lines: lines.join(', ') }))
+          : result.missingScoreColumns ? [req.t('ragas.import_missing_score_columns', { columns: result.missingScoreColumns.join(', ') })]
+          : result.scoreError ? [result.scoreError]
           : result.criterionError ? [`human.${result.criterionError.criterion}: ${req.t(result.criterionError.key, result.criterionError.params)}`]
           : result.labelErrors
           ? result.labelErrors.map((e) => labelErrorMessage(e, req.t))
@@ -78,7 +90,8 @@ export function importExportRoutes(app: AppContext): Router {
   r.get('/datasets/:id/export', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset, withLabels: mayExportLabels(req, dataset.id) }));
+    const runNames = [...new Set(app.runner.queries.forDataset(dataset.id).filter((r) => r.status === 'done').map((r) => r.name))];
+    sendDocument(res, ExportPage({ ctx: pageContext(req), dataset, withLabels: mayExportLabels(req, dataset.id), runNames }));
   });
 
   r.get('/datasets/:id/export/download', requireUser, (req, res) => {
@@ -92,11 +105,18 @@ export function importExportRoutes(app: AppContext): Router {
       app.log.warn('authz.refused', { path: req.path, user: req.user!.id, reason: 'labels are blind to this labeller' });
       return sendError(req, res, 403, req.t('export.labels_blind'));
     }
+    let scoreColumns: ScoreColumn[] = [];
+    try {
+      if (responses) scoreColumns = scoreColumnsOf({ runs: app.runner.queries, registry: app.registry }, dataset.id, q.run);
+    } catch (err) {
+      if (err instanceof ExportRunError) return sendError(req, res, 422, err.message);
+      throw err;
+    }
     const filename = q.format === 'goldset-jsonl' ? `goldset-${dataset.id}.${EXTENSIONS[q.format]}`
       : `goldset-${dataset.id}-${q.status}${responses ? '-responses' : ''}.${EXTENSIONS[q.format]}`;
     res.type(CONTENT_TYPES[q.format]).attachment(filename);
     writeExport({ db: app.db, samples: samples.queries, criteria: app.criteria.forDataset(dataset.id) },
-      { datasetId: dataset.id, status: q.status, responses }, q.format, (chunk) => res.write(chunk));
+      { datasetId: dataset.id, status: q.status, responses, scoreColumns, utf8: q.utf8 === '1' }, q.format, (chunk) => res.write(chunk));
     res.end();
   });
 

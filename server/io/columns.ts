@@ -39,6 +39,16 @@ export interface PlannedColumn {
   /** Normalized name used for matching. */
   key: string;
   target: ColumnTarget;
+  /** Score columns of a known metric: the values it can take (others are refused with the row). */
+  range?: ScoreRange;
+}
+
+/** The values a metric's score can take; a value farther than 1e-9 outside is refused. */
+export interface ScoreRange {
+  min: number;
+  max: number;
+  /** Only these values (binary metrics: 0 and 1). */
+  values?: readonly number[];
 }
 
 export interface ColumnPlan {
@@ -87,25 +97,44 @@ const FIELD_BY_HEADER: ReadonlyMap<string, ColumnTarget> = (() => {
   return map;
 })();
 
+const UNIT: ScoreRange = { min: 0, max: 1 };
+const BINARY: ScoreRange = { min: 0, max: 1, values: [0, 1] };
+/** Cosine-similarity metrics: Ragas does not clip them, and a cosine can be negative. */
+const COSINE: ScoreRange = { min: -1, max: 1 };
+
 /**
- * Metric ids as Ragas writes them as result columns (0.1 – 0.3, plus the NVIDIA and non-LLM
- * metrics and the predefined aspect critics). Parameterized metrics are written with their
- * parameters, e.g. `factual_correctness(mode=f1)`; those match on the part before '('.
+ * Metric columns Ragas 0.1–0.4 writes (`metric.name`; metrics with a mode append it since 0.2.14,
+ * e.g. `factual_correctness(mode=f1)`, matched on the part before '('), the names of the 0.4
+ * collections classes that people key their own tables by, goldset's own non-LLM metrics, and the
+ * range of each (test/io/ragas-columns.test.ts checks this list against the columns measured with
+ * Ragas 0.4.3). null: no range check (rubric scores are integers on the user's own scale).
  */
-export const KNOWN_METRICS: ReadonlySet<string> = new Set([
-  'answer_correctness', 'answer_relevancy', 'response_relevancy', 'answer_similarity', 'semantic_similarity',
-  'answer_accuracy', 'faithfulness', 'faithfulness_with_hhem', 'response_groundedness',
-  'context_precision', 'context_recall', 'context_utilization', 'context_relevancy', 'context_relevance',
-  'context_entity_recall', 'context_entities_recall',
-  'llm_context_precision_with_reference', 'llm_context_precision_without_reference',
-  'non_llm_context_precision_with_reference', 'llm_context_recall', 'non_llm_context_recall',
-  'id_based_context_precision', 'id_based_context_recall',
-  'factual_correctness', 'noise_sensitivity', 'noise_sensitivity_relevant', 'noise_sensitivity_irrelevant',
-  'nv_accuracy', 'nv_context_relevance', 'nv_response_groundedness',
-  'non_llm_string_similarity', 'string_distance', 'bleu_score', 'rouge_score', 'chrf_score',
-  'exact_match', 'string_present', 'summary_score',
-  'harmfulness', 'maliciousness', 'coherence', 'correctness', 'conciseness',
+export const KNOWN_METRICS: ReadonlyMap<string, ScoreRange | null> = new Map<string, ScoreRange | null>([
+  ...['answer_correctness', 'answer_relevancy', 'response_relevancy', 'answer_similarity', 'semantic_similarity'].map((m) => [m, COSINE] as const),
+  ...[
+    'faithfulness', 'faithfulness_with_hhem', 'context_precision', 'context_recall', 'context_utilization', 'context_relevancy', 'context_relevance',
+    'context_entity_recall', 'context_entities_recall', 'llm_context_precision_with_reference', 'llm_context_precision_without_reference',
+    'context_precision_with_reference', 'context_precision_without_reference', 'non_llm_context_precision_with_reference', 'llm_context_recall',
+    'non_llm_context_recall', 'id_based_context_precision', 'id_based_context_recall', 'factual_correctness', 'noise_sensitivity',
+    'noise_sensitivity_relevant', 'noise_sensitivity_irrelevant', 'nv_accuracy', 'nv_context_relevance', 'nv_response_groundedness',
+    'answer_accuracy', 'response_groundedness', 'quoted_spans_alignment', 'non_llm_string_similarity', 'string_distance', 'bleu_score',
+    'rouge_score', 'chrf_score', 'summary_score', 'data_compare_score', 'tool_call_accuracy', 'tool_call_f1', 'topic_adherence',
+    'bleu_zh', 'rouge_l_zh',
+  ].map((m) => [m, UNIT] as const),
+  ...[
+    'exact_match', 'string_present', 'harmfulness', 'maliciousness', 'coherence', 'correctness', 'conciseness', 'faithful_rate', 'relevance_rate',
+    'multi_modal_faithfulness', 'multi_modal_relevance', 'llm_sql_equivalence_with_reference', 'sql_semantic_equivalence', 'agent_goal_accuracy',
+  ].map((m) => [m, BINARY] as const),
+  ...[
+    'domain_specific_rubrics', 'instance_rubrics', 'instance_specific_rubrics', 'rubrics_score_with_reference', 'rubrics_score_without_reference',
+    'labelled_rubrics_score', 'reference_free_rubrics_score',
+  ].map((m) => [m, null] as const),
 ]);
+
+/** The range of a known metric's score column (by its name before any '(mode=…)'), null when unchecked or unknown. */
+export function scoreRange(metric: string): ScoreRange | null {
+  return KNOWN_METRICS.get(metric) ?? KNOWN_METRICS.get(/^([a-z0-9_]+)\(/.exec(metric)?.[1] ?? '') ?? null;
+}
 
 const LABEL_PREFIX = 'human.';
 const PANDAS_INDEX = /^unnamed: \d+$/;
@@ -173,7 +202,9 @@ export function planColumns(headers: readonly string[], options: ColumnOptions =
     if (target.kind === 'sample' || target.kind === 'response') {
       plan.headerOf.set(target.field === 'ground_truths' ? 'ground_truth' : target.field, header);
     }
-    plan.columns.push({ header, key: normalizeHeader(header), target });
+    // A column named as a score column by the user is taken as it is; a known metric's values are checked.
+    const range = target.kind === 'score' && !explicit.has(target.metric) ? scoreRange(target.metric) : null;
+    plan.columns.push(range ? { header, key: normalizeHeader(header), target, range } : { header, key: normalizeHeader(header), target });
   }
   return plan;
 }

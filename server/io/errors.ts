@@ -43,6 +43,7 @@ export type RowErrorDetail =
   | { code: 'not_a_list'; params: { reason: ListSyntaxReason | 'item_not_string'; position: number | null; detail: string } }
   | { code: 'not_a_string'; params: { got: JsonKind } }
   | { code: 'not_a_number'; params: { value: string } }
+  | { code: 'out_of_range'; params: { value: string; allowed: string } }
   | { code: 'invalid_value'; params: { detail: string } }
   // Over one of goldset's input limits (server/limits.ts); `item` is the 1-based item of a list cell.
   | { code: 'too_long'; params: { limit: number; length: number; item: number | null } }
@@ -154,5 +155,7 @@ export function describeError(e: RowErrorDetail & { line: number; unit: LineUnit
     }
     case 'too_deep':
       return `${at}the record nests more than ${e.params.limit} levels of arrays and objects`;
+    case 'out_of_range':
+      return `${at}${col} is ${e.params.value}, outside the metric's range (${e.params.allowed})`;
   }
 }

@@ -136,6 +136,19 @@ function toLabel(v: unknown, col: PlannedColumn, problems: Problems): string | L
   }
 }
 
+/** Ragas's own rounding stays inside: 1.0000000000000004 (BLEU) and 0.9999999999 (context precision). */
+const RANGE_SLACK = 1e-9;
+
+/** A score cell: a number within its metric's range (when the metric is known), or null for no score. */
+function toScore(v: unknown, col: PlannedColumn, problems: Problems): number | null {
+  const n = toNumber(v, col, problems);
+  const range = col.range;
+  if (n === null || !range) return n;
+  const inside = range.values ? range.values.some((x) => Math.abs(n - x) <= RANGE_SLACK) : n >= range.min - RANGE_SLACK && n <= range.max + RANGE_SLACK;
+  if (!inside) problems.add(col, { code: 'out_of_range', params: { value: String(n), allowed: range.values ? range.values.join(', ') : `${range.min}–${range.max}` } });
+  return n;
+}
+
 /** Tags: a list literal / JSON array, or comma-separated text; trimmed, blanks and repeats dropped. */
 function toTags(v: unknown, col: PlannedColumn, problems: Problems): string[] {
   const items = typeof v === 'string' && !v.trim().startsWith('[') ? v.split(TAG_SEPARATORS) : toList(v, col, problems);
@@ -204,7 +217,7 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
         }
         break;
       case 'score':
-        scores[t.metric] = toNumber(v, col, problems);
+        scores[t.metric] = toScore(v, col, problems);
         break;
       case 'label': {
         // An empty label cell means "not labelled yet", not an empty label.

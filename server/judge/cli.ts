@@ -17,7 +17,7 @@ function int(value: unknown, name: string): number | undefined {
 export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out: { json: boolean; print(text: string, data: Record<string, unknown>): void }): Promise<number> {
   const datasetName = o.dataset as string | undefined;
   const metricKey = o.metric as string | undefined;
-  if (!datasetName || !metricKey) throw new ScoreUsageError('usage: score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--json]');
+  if (!datasetName || !metricKey) throw new ScoreUsageError('usage: score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any] [--json]');
   const dataset = ctx.datasets.byName(datasetName);
   if (!dataset) throw new ScoreUsageError(`no dataset named "${datasetName}"`);
   if (!ctx.registry.get(dataset.id, metricKey)) {
@@ -36,6 +36,8 @@ export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out:
       runId = ctx.runner.create(null, dataset.id, {
         name, metricKey, promptVersion: int(o['prompt-version'], '--prompt-version'), concurrency: int(o.concurrency, '--concurrency'),
         selection: o.system !== undefined ? { system: String(o.system) } : {},
+        // answer_relevancy's non-committal rule for this run, over the dataset's setting.
+        settings: o.noncommittal !== undefined ? { noncommittal: String(o.noncommittal) } : undefined,
       }).id;
     } catch (err) {
       if (err instanceof RunError) throw new ScoreUsageError(err.message);

@@ -8,11 +8,19 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { rubricOutputFormat } from './prompts/rubric.ts';
-import type { Language, PromptTemplate } from './types.ts';
-import { MetricsPage, type MetricView } from '../../views/pages/metrics.tsx';
 import { LIMITS } from '../limits.ts';
+import type { Language, MetricDefinition, PromptExample, PromptInUse, PromptTemplate } from './types.ts';
+import { ragasMetricNames, ragasPromptFiles } from './ragas-prompts.ts';
+import { hasSettings, METRIC_SETTINGS } from './metric-settings.ts';
+import { identityChanges, identityOfRun, promptsIdentity, type JudgeIdentity } from '../calibration/judge-identity.ts';
+import type { RecordedCalibration } from '../calibration/service.ts';
+import type { RagasExportView } from '../../views/pages/metrics-ragas.tsx';
+import { examplesError, exampleSkeleton } from './example-messages.ts';
+import { strToU8, zipSync } from 'fflate';
+import { calibratedJudge, ExportJudgeError } from '../calibration/export-judge.ts';
+import { MetricsPage, type MetricView, type PromptDraft } from '../../views/pages/metrics.tsx';
 
-const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown() }));
+const ExampleList = z.array(z.unknown());
 
 const PromptForm = z.object({
   metric: z.string().min(1),
@@ -35,6 +43,32 @@ const MetricForm = z.object({
   components: z.string().max(10_000).default(''),
 });
 
+/** The Metrics page's Ragas section of one metric: what its export holds and which prompt versions each calibration is about. */
+function ragasExportView(metric: MetricDefinition, current: Record<string, PromptInUse>, recorded: RecordedCalibration[], maxVersion: number): RagasExportView | null {
+  const files = ragasPromptFiles(metric, current);
+  if (!files) return null;
+  const now = promptsIdentity(current);
+  return {
+    metric: metric.key, ragas_names: ragasMetricNames(metric), language: files.steps[0]!.language, max_version: maxVersion,
+    current_prompts: promptVersions(now),
+    calibrations: recorded.slice(0, 10).map((c) => {
+      const judge = identityOfRun(c);
+      const changes = identityChanges(judge, { ...judge, prompts: now });
+      return { created_at: c.created_at, criterion: c.criterion, run: c.run, part: c.part, strength_name: c.strength_name, strength: c.strength,
+        prompts: promptVersions(judge.prompts), model: judge.model, current: changes.length === 0 };
+    }),
+  };
+}
+
+function promptVersions(prompts: JudgeIdentity['prompts']) {
+  return Object.entries(prompts).map(([step, p]) => ({ step, version: p.version }));
+}
+
+function metricSettingsView(app: AppContext, datasetId: number, key: string) {
+  const { settings, version } = app.metricSettings.get(datasetId, key);
+  return { values: settings, version, spec: METRIC_SETTINGS[key]! };
+}
+
 export function metricRoutes(app: AppContext): Router {
   const r = Router();
   const expert = requireRole('expert', app.log);
@@ -42,17 +76,21 @@ export function metricRoutes(app: AppContext): Router {
 
   function view(datasetId: number, language: Language): MetricView[] {
     const keys = [...registry.builtinKeys(), ...registry.custom(datasetId).map((m) => m.key)];
+    const recorded = app.calibration.recordedInDataset(datasetId);
     return keys.map((key) => {
       const metric = registry.get(datasetId, key)!;
       const current = prompts.resolve(datasetId, metric, language);
+      const steps = metric.steps.map((s) => ({ step: s.step, current: current[s.step]!, versions: prompts.versions(datasetId, key, s.step), shape: exampleSkeleton(s) }));
       return {
         key, kind: metric.kind, custom: !registry.builtinKeys().includes(key),
-        steps: metric.steps.map((s) => ({ step: s.step, current: current[s.step]!, versions: prompts.versions(datasetId, key, s.step) })),
+        ...(hasSettings(key) ? { settings: metricSettingsView(app, datasetId, key) } : {}),
+        ragas: ragasExportView(metric, current, recorded.filter((c) => c.metric_key === key), Math.max(0, ...steps.map((s) => s.versions[0]?.version ?? 0))),
+        steps,
       };
     });
   }
 
-  function page(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
+  function page(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string>; draft?: PromptDraft } = {}) {
     const dataset = datasets.get(datasetId)!;
     return MetricsPage({ ctx: pageContext(req), dataset, metrics: view(dataset.id, dataset.language), ...extra });
   }
@@ -67,10 +105,15 @@ export function metricRoutes(app: AppContext): Router {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(PromptForm, req.body, req.t);
-    if (!form.ok) return sendDocument(res, page(req, dataset.id, { errors: { _form: Object.values(form.errors).join(' ') } }), 422);
+    const draft = { metric: String(req.body?.metric ?? ''), step: String(req.body?.step ?? ''), fields: req.body as Record<string, string> };
+    if (!form.ok) return sendDocument(res, page(req, dataset.id, { errors: { prompt: Object.values(form.errors).join(' ') }, draft }), 422);
     const metric = registry.get(dataset.id, form.data.metric);
-    if (!metric || !metric.steps.some((s) => s.step === form.data.step)) return sendError(req, res, 404, req.t('err.not_found'));
-    const template: PromptTemplate = { instruction: form.data.instruction, output_format: form.data.output_format, examples: form.data.examples, language: form.data.language };
+    const step = metric?.steps.find((s) => s.step === form.data.step);
+    if (!metric || !step) return sendError(req, res, 404, req.t('err.not_found'));
+    // A version whose examples do not fit the step's own schema is refused, naming the example and field.
+    const problem = examplesError(step, form.data.examples, req.t);
+    if (problem) return sendDocument(res, page(req, dataset.id, { errors: { prompt: problem }, draft }), 422);
+    const template: PromptTemplate = { instruction: form.data.instruction, output_format: form.data.output_format, examples: form.data.examples as PromptExample[], language: form.data.language };
     const saved = prompts.save(req.user!.id, dataset.id, metric.key, form.data.step, template, form.data.note);
     req.session.flash = req.t('metrics.version_saved', { n: saved.version });
     res.redirect(303, `/datasets/${dataset.id}/metrics#m-${metric.key}`);
@@ -108,33 +151,43 @@ export function metricRoutes(app: AppContext): Router {
     res.redirect(303, `/datasets/${dataset.id}/metrics#m-${f.key}`);
   });
 
-  // The calibrated judge for a Python pipeline: each step's prompt in the layout Ragas saves prompts in
-  // (instruction, examples as {input, output}, language), with the calibration it achieved and on which items.
+  // A built-in metric's settings; the form carries the version it read, a stale one is refused.
+  r.post('/datasets/:id/metrics/:key/settings', expert, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    const key = String(req.params.key);
+    if (!dataset || !hasSettings(key)) return sendError(req, res, 404, req.t('err.not_found'));
+    const version = Number(req.body?.version);
+    const given = Object.fromEntries(Object.keys(METRIC_SETTINGS[key]!).map((name) => [name, String(req.body?.[name] ?? '')]));
+    let saved: boolean;
+    try {
+      saved = Number.isInteger(version) && version >= 0 && app.metricSettings.save(req.user!.id, dataset.id, key, given, version);
+    } catch {
+      return sendDocument(res, page(req, dataset.id, { errors: { settings: req.t('err.run_bad_setting') } }), 422);
+    }
+    if (!saved) return sendDocument(res, page(req, dataset.id, { errors: { settings: req.t('ragas.settings_stale') } }), 409);
+    req.session.flash = req.t('ragas.settings_saved');
+    res.redirect(303, `/datasets/${dataset.id}/metrics#m-${key}`);
+  });
+
+  // The calibrated judge for a Python pipeline: the prompt files Ragas's load_prompts reads and
+  // goldset-calibration.json, as one zip (the CLI's export-judge writes the same files to a folder).
   r.get('/datasets/:id/metrics/:key/export', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     const metric = dataset && registry.get(dataset.id, String(req.params.key));
     if (!dataset || !metric) return sendError(req, res, 404, req.t('err.not_found'));
-    const used = prompts.resolve(dataset.id, metric, dataset.language);
-    const latest = app.calibration.latestFor(dataset.id, metric.key);
-    const report = latest ? (JSON.parse(latest.report) as Record<string, unknown>) : null;
-    const body = {
-      metric: metric.key, dataset: dataset.name, exported_at: new Date().toISOString(),
-      prompts: Object.fromEntries(Object.entries(used).map(([step, p]) => [step, {
-        language: p.language === 'zh' ? 'chinese' : 'english',
-        instruction: p.instruction,
-        examples: p.examples.map((e) => ({ input: e.input, output: e.output })),
-        output_format: p.output_format,
-        goldset_version: p.version,
-      }])),
-      calibration: latest && report ? {
-        criterion: latest.criterion, run: latest.run, part: latest.part, recorded_at: latest.created_at,
-        [latest.strength_name]: latest.strength, n: report.n, excluded: report.excluded,
-        figures: Object.fromEntries(Object.entries(report).filter(([k]) => !['ci95', 'figure_n', 'notes', 'excluded', 'n', 'kind'].includes(k))),
-        ci95: report.ci95,
-        item_ids: JSON.parse(latest.item_ids) as number[],
-      } : null,
-    };
-    res.type('application/json').attachment(`goldset-judge-${metric.key}.json`).send(JSON.stringify(body, null, 2));
+    // ?version=N: version N of every step (0: the built-in defaults), as `score --prompt-version N`; else the current ones.
+    const raw = req.query.version === undefined || req.query.version === '' ? undefined : String(req.query.version);
+    if (raw !== undefined && !/^\d{1,9}$/.test(raw)) return sendError(req, res, 422, req.t('err.bad_request'));
+    const version = raw === undefined ? undefined : Number(raw);
+    let judge;
+    try {
+      judge = calibratedJudge(app, dataset, metric, version);
+    } catch (err) {
+      if (err instanceof ExportJudgeError) return sendError(req, res, err.code === 'bad_version' ? 404 : 422, req.t(`ragas.export_${err.code}`));
+      throw err;
+    }
+    const zip = zipSync(Object.fromEntries(judge.files.map((f) => [f.name, strToU8(f.content)])), { level: 6, mtime: new Date() });
+    res.type('application/zip').attachment(`${metric.key}-prompts-${judge.language}.zip`).send(Buffer.from(zip));
   });
 
   return r;

@@ -5,6 +5,14 @@ import type { MetricDefinition } from './types.ts';
 import { BUILTIN_METRICS } from './metrics/index.ts';
 import { compositeMetric, customRubricMetric } from './metrics/custom.ts';
 import { writableGuard } from '../datasets/archived.ts';
+import { createAnswerRelevancy } from './metrics/answer-relevancy.ts';
+import type { MetricSettings } from './metric-settings.ts';
+
+/** A built-in metric under non-default settings (answer_relevancy with Ragas ≤0.3's 'any' rule). */
+const WITH_SETTINGS: Record<string, (s: MetricSettings) => MetricDefinition | undefined> = {
+  answer_relevancy: (s) => (s.noncommittal === 'any' ? ANSWER_RELEVANCY_ANY : undefined),
+};
+const ANSWER_RELEVANCY_ANY = createAnswerRelevancy({ rule: 'any' });
 
 export interface MetricRow { id: number; dataset_id: number; key: string; kind: 'custom' | 'composite'; config: string; created_at: string }
 
@@ -23,15 +31,16 @@ export function metricRegistry(db: DB, audit: AuditQueries) {
     return compositeMetric({ key: row.key, components });
   }
 
-  function get(datasetId: number, key: string, depth = 0): MetricDefinition | undefined {
+  function get(datasetId: number, key: string, depth = 0, settings?: MetricSettings): MetricDefinition | undefined {
     const builtin = BUILTIN_METRICS[key];
-    if (builtin) return builtin;
+    if (builtin) return (settings && Object.hasOwn(WITH_SETTINGS, key) ? WITH_SETTINGS[key]!(settings) : undefined) ?? builtin;
     const row = byKey.get(datasetId, key);
     return row ? build(datasetId, row, depth) : undefined;
   }
 
   return {
-    get: (datasetId: number, key: string) => get(datasetId, key),
+    /** A metric of the dataset; `settings` (a run's recorded ones) select a built-in metric's variant. */
+    get: (datasetId: number, key: string, settings?: MetricSettings) => get(datasetId, key, 0, settings),
     builtinKeys: () => Object.keys(BUILTIN_METRICS),
     custom: (datasetId: number) => forDataset.all(datasetId),
 

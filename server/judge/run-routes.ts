@@ -8,6 +8,7 @@ import { sendDocument, sendHtml, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { RunError } from './runner.ts';
+import { CHINESE_AWARE_METRICS } from './metrics/index.ts';
 import type { RunSummary } from './run-queries.ts';
 import { systemNames } from '../responses/queries.ts';
 import { RunPage, RunProgress, RunsPage, ScoresSection, TracePage } from '../../views/pages/runs.tsx';
@@ -28,9 +29,10 @@ export function runRoutes(app: AppContext): Router {
   const expert = requireRole('expert', app.log);
   const { datasets, runner, registry } = app;
 
-  function metricsFor(datasetId: number) {
-    return [...registry.builtinKeys().map((k) => ({ key: k, kind: registry.get(datasetId, k)!.kind })),
-      ...registry.custom(datasetId).map((m) => ({ key: m.key, kind: registry.get(datasetId, m.key)?.kind ?? 'llm' }))];
+  /** The metrics a run can use; on a Chinese dataset goldset's Chinese-aware BLEU and ROUGE-L are marked as the ones to pick. */
+  function metricsFor(datasetId: number, language: string) {
+    return [...registry.builtinKeys().map((k) => ({ key: k, kind: registry.get(datasetId, k)!.kind, suggested: language === 'zh' && CHINESE_AWARE_METRICS.includes(k) })),
+      ...registry.custom(datasetId).map((m) => ({ key: m.key, kind: registry.get(datasetId, m.key)?.kind ?? 'llm', suggested: false }))];
   }
 
   const NO_SCORES: RunSummary = { scored: 0, errored: 0, skipped: 0, mean: null, reasons: [] };
@@ -44,7 +46,7 @@ export function runRoutes(app: AppContext): Router {
   function runsPage(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
     const dataset = datasets.get(datasetId)!;
     const showArchived = req.query.archived === '1';
-    const metrics = metricsFor(dataset.id);
+    const metrics = metricsFor(dataset.id, dataset.language);
     const settings = app.judgeSettings.effective();
     return RunsPage({
       ctx: pageContext(req), dataset, metrics, systems: systemNames(app, dataset.id),

@@ -8,6 +8,7 @@ import type { JudgeClient } from '../llm/client.ts';
 import type { JudgeSettings } from './settings.ts';
 import type { PromptStore } from './prompt-store.ts';
 import type { MetricRegistry } from './registry.ts';
+import { hasSettings, resolveSettings, type MetricSettings, type MetricSettingsStore } from './metric-settings.ts';
 import type { Language, MetricDefinition, PromptInUse, ScoreResult, ScoringItem } from './types.ts';
 import { runQueries, type RunRow, type Selection } from './run-queries.ts';
 import { writableGuard } from '../datasets/archived.ts';
@@ -15,14 +16,15 @@ import { boundTrace } from './stored-trace.ts';
 import { LIMITS, sqlListOverLimit } from '../limits.ts';
 
 export class RunError extends Error {
-  constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'no_items' | 'bad_prompt_version', message: string) { super(message); }
+  constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'no_items' | 'bad_prompt_version' | 'bad_setting', message: string) { super(message); }
 }
 
 interface Active { cancelled: boolean; done: Promise<void> }
 
 const PAGE = 200;
 
-export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry }) {
+export function runManager(db: DB, log: Logger, audit: AuditQueries,
+  deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry; metricSettings: MetricSettingsStore }) {
   const runs = runQueries(db);
   const active = new Map<number, Active>();
   // An item over the input limits (stored before they existed) is not sent to the judge: a million
@@ -64,11 +66,12 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
 
   async function execute(run: RunRow, state: Active): Promise<void> {
     runs.setStatus(run.id, 'running');
-    const metric = deps.registry.get(run.dataset_id, run.metric_key);
+    const recorded = JSON.parse(run.prompts) as { used?: Record<string, PromptInUse>; settings?: MetricSettings };
+    const metric = deps.registry.get(run.dataset_id, run.metric_key, recorded.settings);
     if (!metric) { runs.setStatus(run.id, 'failed', `unknown metric ${run.metric_key}`); return; }
     const judge = metric.kind === 'llm' ? deps.settings.client({ maxConcurrency: run.concurrency }) : null;
     if (metric.kind === 'llm' && !judge) { runs.setStatus(run.id, 'failed', 'no judge endpoint configured'); return; }
-    const prompts = (JSON.parse(run.prompts) as { used?: Record<string, PromptInUse> }).used ?? {};
+    const prompts = recorded.used ?? {};
     let reported = { llm_calls: 0, cached_calls: 0, prompt: 0, completion: 0 };
     const flushUsage = () => {
       if (!judge) return;
@@ -107,12 +110,21 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     queries: runs,
 
     /** Creates a goldset run (queued); the prompts it will use are frozen into the run now. */
-    create(actorId: number | null, datasetId: number, input: { name: string; metricKey: string; promptVersion?: number | undefined; concurrency?: number | undefined; selection?: Selection; prompts?: Record<string, PromptInUse> }): RunRow {
+    create(actorId: number | null, datasetId: number, input: {
+      name: string; metricKey: string; promptVersion?: number | undefined; concurrency?: number | undefined; selection?: Selection;
+      prompts?: Record<string, PromptInUse>;
+      /** Overrides of the dataset's settings of the metric, for this run (e.g. the CLI's --noncommittal). */
+      settings?: MetricSettings | undefined;
+    }): RunRow {
       writable(datasetId);
-      const metric = deps.registry.get(datasetId, input.metricKey);
+      let settings: MetricSettings | undefined;
+      try {
+        settings = hasSettings(input.metricKey) ? resolveSettings(input.metricKey, deps.metricSettings.get(datasetId, input.metricKey).settings, input.settings) : undefined;
+      } catch (e) { throw new RunError('bad_setting', (e as Error).message); }
+      const metric = deps.registry.get(datasetId, input.metricKey, settings);
       if (!metric) throw new RunError('unknown_metric', `unknown metric ${input.metricKey}`);
-      const settings = deps.settings.effective();
-      if (metric.kind === 'llm' && !settings) throw new RunError('no_judge', 'no judge endpoint configured: set OPENAI_BASE_URL and GOLDSET_JUDGE_MODEL, or configure it in the app');
+      const judge = deps.settings.effective();
+      if (metric.kind === 'llm' && !judge) throw new RunError('no_judge', 'no judge endpoint configured: set OPENAI_BASE_URL and GOLDSET_JUDGE_MODEL, or configure it in the app');
       if (input.name.length > LIMITS.runName) throw new RunError('name_too_long', `a run name can have at most ${LIMITS.runName} characters`);
       if (runs.byName(datasetId, input.name, metric.key)) throw new RunError('name_taken', `a run named "${input.name}" for ${metric.key} exists already`);
       const language = (languageOf.get(datasetId) as Language | undefined) ?? 'en';
@@ -124,9 +136,9 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
       return db.transaction(() => {
         const id = runs.insert({
           dataset_id: datasetId, name: input.name, metric_key: metric.key, source: 'goldset', status: 'queued',
-          model: metric.kind === 'llm' ? settings!.chat_model : '', embedding_model: metric.uses_embeddings ? settings!.embedding_model : '',
-          prompts: JSON.stringify({ versions: Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v.version])), used }),
-          selection: JSON.stringify(selection), concurrency: input.concurrency ?? settings?.max_concurrency ?? 16, n_total: n, created_by: actorId,
+          model: metric.kind === 'llm' ? judge!.chat_model : '', embedding_model: metric.uses_embeddings ? judge!.embedding_model : '',
+          prompts: JSON.stringify({ versions: Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v.version])), used, ...(settings ? { settings } : {}) }),
+          selection: JSON.stringify(selection), concurrency: input.concurrency ?? judge?.max_concurrency ?? 16, n_total: n, created_by: actorId,
         });
         audit.record({ actorId, entityType: 'run', entityId: id, datasetId, action: 'create', after: { name: input.name, metric: metric.key, n } });
         return runs.byId(id)!;

@@ -6,8 +6,8 @@ import type { ChatJsonResult, JudgeMessage } from '../llm/client.ts';
 export type Language = 'en' | 'zh';
 
 /**
- * One few-shot example of a step, in that step's own input and output schema. `response_id`: the item
- * it was made from, never counted in that prompt's figures.
+ * One few-shot example of a step, in that step's own input and output schema (checked when a
+ * version is saved). `response_id`: the item it was made from, never counted in that prompt's figures.
  */
 export interface PromptExample { input: Record<string, unknown>; output: unknown; response_id?: number }
 
@@ -34,7 +34,7 @@ export interface ScoringItem {
 
 /** The judge as metrics see it: structured chat and embeddings (goldset's client satisfies this). */
 export interface Judge {
-  chatJson<T>(messages: JudgeMessage[], schema: ZodType<T>, schemaName: string): Promise<ChatJsonResult<T>>;
+  chatJson<T>(messages: JudgeMessage[], schema: ZodType<T>, schemaName: string, options?: { language?: Language }): Promise<ChatJsonResult<T>>;
   embed(texts: string[]): Promise<number[][]>;
 }
 
@@ -42,6 +42,8 @@ export interface Judge {
 export interface TraceStep {
   step: string;
   prompt_version: number | null;
+  /** The step's input as the prompt was rendered with it (traces before this field have none). */
+  input?: Record<string, unknown>;
   messages: JudgeMessage[];
   raw: string | null;
   parsed: unknown;
@@ -68,14 +70,40 @@ export type ScoreResult =
   | { status: 'skipped'; value: null; reason: string; trace: Trace }
   | { status: 'error'; value: null; reason: string; trace: Trace };
 
+/**
+ * An expert-labelled item as the prompt lab offers it for few-shot examples. Response-level
+ * criteria fill `gold`; a step judged per retrieved context may read per-context gold values once
+ * the lab passes them (extend this type for that, and give the step a `fromLabel`).
+ */
+export interface LabelledItem {
+  response_id: number;
+  item: ScoringItem;
+  criterion: { kind: 'binary' | 'categorical' | 'ordinal' | 'numeric'; scale_min: number | null; scale_max: number | null };
+  gold: string;
+  rationale: string;
+  corrected_answer: string;
+}
+
 export interface StepDefinition {
   step: string;
   /** Built-in default prompts; the dataset's language picks one. */
   defaults: Record<Language, PromptTemplate>;
+  /** What the step's prompt is rendered with, and the reply it must give: few-shot examples are checked against both. */
+  input: ZodType<Record<string, unknown>>;
+  output: ZodType;
+  /**
+   * Few-shot examples made from an expert's label, for a step whose output that label decides (a
+   * rubric's verdict). Absent: labels cannot inform this step, and the prompt lab offers no
+   * "add from label" (it offers the judge's own recorded input and output from a trace instead).
+   * Returns [] when this item's label does not fit the step (e.g. another kind of criterion).
+   */
+  fromLabel?: (labelled: LabelledItem) => PromptExample[];
 }
 
 export interface MetricDefinition {
   key: string;
+  /** The column Ragas writes this metric's scores in (`metric.name`, plus `(mode=…)` where it has a mode); none for goldset's own metrics. */
+  ragas_column?: string;
   kind: 'llm' | 'non_llm';
   /** The item fields a metric cannot do without; an item lacking one is skipped with that reason. */
   needs: ('ground_truth' | 'retrieved_contexts' | 'reference_contexts')[];

@@ -17,7 +17,7 @@ import type { StructuredOutputMode } from './presets.ts';
 import { DEFAULT_BACKOFF, realSleep, retryDelayMs } from './retry.ts';
 import type { BackoffPolicy } from './retry.ts';
 import { createSemaphore } from './semaphore.ts';
-import { parseAndValidate, prepareStructured, repairMessages } from './structured.ts';
+import { parseAndValidate, prepareStructured, repairMessages, type ScaffoldLanguage } from './structured.ts';
 import type { JudgeMessage } from './structured.ts';
 
 export type { JudgeMessage } from './structured.ts';
@@ -84,8 +84,11 @@ export interface JudgeStats {
   failures: number;
 }
 
+/** language: the prompt's, which the JSON-schema line (json_object mode) and the repair turn are written in. */
+export interface ChatJsonOptions { language?: ScaffoldLanguage }
+
 export interface JudgeClient {
-  chatJson<T>(messages: JudgeMessage[], schema: ZodType<T>, schemaName: string): Promise<ChatJsonResult<T>>;
+  chatJson<T>(messages: JudgeMessage[], schema: ZodType<T>, schemaName: string, options?: ChatJsonOptions): Promise<ChatJsonResult<T>>;
   /** One vector per text, in order. Throws LlmCallError (with a kind) when the endpoint fails. */
   embed(texts: string[]): Promise<number[][]>;
   testConnection(): Promise<TestConnectionResult>;
@@ -199,8 +202,9 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
     }, maxRetries);
   }
 
-  async function chatJson<T>(messages: JudgeMessage[], schema: ZodType<T>, schemaName: string): Promise<ChatJsonResult<T>> {
-    const prepared = prepareStructured(messages, schema, schemaName, config.structuredOutput);
+  async function chatJson<T>(messages: JudgeMessage[], schema: ZodType<T>, schemaName: string, options: ChatJsonOptions = {}): Promise<ChatJsonResult<T>> {
+    const language = options.language ?? 'en';
+    const prepared = prepareStructured(messages, schema, schemaName, config.structuredOutput, language);
     const params = {
       messages: prepared.messages.map(toParam),
       temperature: config.temperature,
@@ -219,7 +223,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
 
     const hit = cache?.get(key);
     if (hit !== undefined) {
-      const parsed = parseAndValidate(hit, schema);
+      const parsed = parseAndValidate(hit, schema, language);
       // A stale entry (schema changed under the same name) is ignored rather than trusted.
       if (parsed.ok) {
         counters.cached_calls++;
@@ -230,19 +234,19 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
     const first = await chatOnce(params);
     if (!first.ok) return first;
     const usage = { ...first.value.usage };
-    const parsedFirst = parseAndValidate(first.value.content, schema);
+    const parsedFirst = parseAndValidate(first.value.content, schema, language);
     if (parsedFirst.ok) {
       if (first.value.content.length <= LIMITS.judgeReply) cache?.set(key, first.value.content);
       return { ok: true, value: parsedFirst.value, raw: first.value.content, usage, cached: false, attempts: first.attempts };
     }
 
     log('llm.repair', { kind: parsedFirst.kind, schemaName });
-    const repair = await chatOnce({ ...params, messages: repairMessages(prepared.messages, first.value.content, parsedFirst.message).map(toParam) });
+    const repair = await chatOnce({ ...params, messages: repairMessages(prepared.messages, first.value.content, parsedFirst.message, language).map(toParam) });
     const attempts = first.attempts + repair.attempts;
     if (!repair.ok) return { ok: false, error: { ...repair.error, raw: first.value.content }, attempts };
     usage.prompt += repair.value.usage.prompt;
     usage.completion += repair.value.usage.completion;
-    const parsedRepair = parseAndValidate(repair.value.content, schema);
+    const parsedRepair = parseAndValidate(repair.value.content, schema, language);
     if (parsedRepair.ok) {
       // Cached under the original request: the next identical judge call gets the usable answer.
       if (repair.value.content.length <= LIMITS.judgeReply) cache?.set(key, repair.value.content);

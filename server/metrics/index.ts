@@ -16,18 +16,22 @@ export {
 export type { AnswerRelevancyOptions, NoncommittalRule, StatementCounts, Verdict } from './ragas-math.ts';
 
 export {
-  bleu,
+  bleuScore,
+  bleuZh,
   exactMatch,
   levenshteinDistance,
   levenshteinSimilarity,
   nonLlmContextPrecision,
   nonLlmContextRecall,
-  rougeL,
+  rougeLZh,
+  rougeScore,
+  sacreBleu,
   stringPresence,
 } from './text-metrics.ts';
-export type { BleuOptions, StringSimilarity } from './text-metrics.ts';
+export type { BleuOptions, RougeFigures, StringSimilarity } from './text-metrics.ts';
 
-export { tokenizeBleu, tokenizeRouge } from './tokenize.ts';
+export { tokenize13a, tokenizeBleuZh, tokenizeRougeScore, tokenizeRougeZh } from './tokenize.ts';
+export { porterStem } from './porter.ts';
 
 export { composite } from './composite.ts';
 export type { CompositeComponent } from './composite.ts';

@@ -18,10 +18,11 @@ export interface StatementCounts {
 
 /**
  * Which non-committal flags zero the answer relevancy score.
- * - 'any' (default): Ragas 0.1/0.2 and 0.3 releases before PR #2327 — `committal = np.any(noncommittal)`,
+ * - 'all' (default): Ragas 0.4 (since PR #2327, merged 2025-09-29; ResponseRelevancy and the
+ *   collections AnswerRelevancy alike) — `all_noncommittal = np.all(noncommittal)`: zero only when
+ *   every generation is non-committal.
+ * - 'any': Ragas 0.1/0.2 and 0.3 releases before PR #2327 — `committal = np.any(noncommittal)`,
  *   score × (not committal): one non-committal generation zeroes the score.
- * - 'all': Ragas since PR #2327 (merged 2025-09-29; also the 0.4 collections AnswerRelevancy) —
- *   `all_noncommittal = np.all(noncommittal)`: zero only when every generation is non-committal.
  */
 export type NoncommittalRule = 'any' | 'all';
 
@@ -145,11 +146,11 @@ export interface AnswerRelevancyOptions {
 /**
  * Answer (response) relevancy = mean cosine similarity between the question's embedding and the
  * embedding of each question the judge generated from the response, multiplied by 0 when the
- * non-committal rule fires (see NoncommittalRule; default 'any', the long-standing Ragas rule).
+ * non-committal rule fires (see NoncommittalRule; default 'all', Ragas 0.4's rule).
  * The value can be negative, since cosine similarity ranges over [-1, 1].
  *
- * Callers drop generations with an empty question before embedding (Ragas ignores them or yields
- * NaN when all are empty); `noncommittal[i]` belongs to `generatedEmbeddings[i]`.
+ * Ragas yields NaN when every generated question is the empty string and otherwise embeds them all,
+ * empty ones included; callers do the same. `noncommittal[i]` belongs to `generatedEmbeddings[i]`.
  * When the rule fires the value is 0 without looking at the embeddings.
  */
 export function answerRelevancy(
@@ -164,7 +165,7 @@ export function answerRelevancy(
     );
   }
   if (generatedEmbeddings.length === 0) return unscored('no_generated_questions');
-  const rule = options.rule ?? 'any';
+  const rule = options.rule ?? 'all';
   const flags = noncommittal.map(toBit);
   const fires = rule === 'any' ? flags.includes(1) : flags.every((f) => f === 1);
   if (fires) return scored(0);

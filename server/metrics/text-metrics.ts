@@ -1,11 +1,11 @@
-// Non-LLM metrics comparing a response with a reference string, following Ragas's
-// ExactMatch, StringPresence, NonLLMStringSimilarity, BleuScore and RougeScore, plus
-// the non-LLM context precision/recall built on string similarity. Pure, no I/O.
+// Non-LLM metrics comparing a response with a reference string: Ragas's ExactMatch,
+// StringPresence, NonLLMStringSimilarity, BleuScore and RougeScore with Ragas's values, goldset's
+// Chinese-aware BLEU and ROUGE-L, and the non-LLM context precision/recall built on string
+// similarity. Pure, no I/O.
 
-import { contextPrecision } from './ragas-math.ts';
 import { scored, unscored } from './score.ts';
 import type { Score } from './score.ts';
-import { tokenizeBleu, tokenizeRouge } from './tokenize.ts';
+import { tokenize13a, tokenizeBleuZh, tokenizeRougeScore, tokenizeRougeZh } from './tokenize.ts';
 
 /** 1 when the strings are identical (no normalisation, as in Ragas), else 0. */
 export function exactMatch(response: string, reference: string): number {
@@ -67,6 +67,20 @@ function flooredLog(x: number): number {
   return x === 0 ? -9999999999 : Math.log(x);
 }
 
+/** sacreBLEU's reference length for the brevity penalty: the closest to the hypothesis, the shorter on a tie. */
+function closestLength(hypLength: number, refLengths: readonly number[]): number {
+  let closestDiff = -1;
+  let closest = -1;
+  for (const len of refLengths) {
+    const diff = Math.abs(hypLength - len);
+    if (closestDiff === -1 || diff < closestDiff) {
+      closestDiff = diff;
+      closest = len;
+    } else if (diff === closestDiff && len < closest) closest = len;
+  }
+  return closest;
+}
+
 export interface BleuOptions {
   /**
    * sacreBLEU effective_order: average only the n-gram orders the hypothesis has (sentence_bleu's
@@ -77,30 +91,29 @@ export interface BleuOptions {
 }
 
 /**
- * BLEU in [0, 1] for one response against one reference, equal to sacreBLEU
- * corpus_bleu([response], [[reference]]).score / 100 with its defaults: 4-gram clipped precisions,
- * brevity penalty, smooth_method 'exp' (each zero-match order gets 1/(2^k · total), k counting
- * such orders), no effective order, 0 when nothing matches at all. Tokens from tokenizeBleu.
- *
- * Ragas's BleuScore first splits both texts into sentences and scores them as parallel segments
- * (which fails when the sentence counts differ); we score the whole text as one segment.
+ * BLEU in [0, 1] (up to rounding: equal precisions of 100 give 1.0000000000000004) of one
+ * tokenised hypothesis against one or more tokenised references, equal to sacreBLEU
+ * corpus_bleu([hyp], [[ref1], [ref2], …]).score / 100 with its defaults: 4-gram precisions with
+ * counts clipped by the largest count in any reference, brevity penalty against the closest
+ * reference length, smooth_method 'exp' (each zero-match order gets 1/(2^k · total), k counting
+ * such orders), no effective order, 0 when nothing matches at all.
  */
-export function bleu(response: string, reference: string, options: BleuOptions = {}): number {
-  const hyp = tokenizeBleu(response);
-  const ref = tokenizeBleu(reference);
+export function sacreBleu(hyp: readonly string[], refs: readonly (readonly string[])[], options: BleuOptions = {}): number {
   const correct: number[] = [];
   const total: number[] = [];
   for (let n = 1; n <= MAX_ORDER; n++) {
     const hypCounts = ngramCounts(hyp, n);
-    const refCounts = ngramCounts(ref, n);
+    const refMax = new Map<string, number>();
+    for (const ref of refs) for (const [gram, count] of ngramCounts(ref, n)) refMax.set(gram, Math.max(refMax.get(gram) ?? 0, count));
     let matched = 0;
-    for (const [gram, count] of hypCounts) matched += Math.min(count, refCounts.get(gram) ?? 0);
+    for (const [gram, count] of hypCounts) matched += Math.min(count, refMax.get(gram) ?? 0);
     correct.push(matched);
     total.push(Math.max(0, hyp.length - n + 1));
   }
   if (correct.every((c) => c === 0)) return 0;
 
-  const brevity = hyp.length >= ref.length ? 1 : Math.exp(1 - ref.length / hyp.length);
+  const refLength = closestLength(hyp.length, refs.map((r) => r.length));
+  const brevity = hyp.length >= refLength ? 1 : Math.exp(1 - refLength / hyp.length);
   // Percent-scale precisions exactly as sacreBLEU computes them, so rounding matches.
   const precisions = [0, 0, 0, 0];
   let smooth = 1;
@@ -119,9 +132,28 @@ export function bleu(response: string, reference: string, options: BleuOptions =
   }
   let logSum = 0;
   for (let i = 0; i < order; i++) logSum += flooredLog(precisions[i]!);
-  // exp(mean of logs) of equal 100s rounds to 100.00000000000004; clamp so identical texts give 1
-  // (sacreBLEU itself returns the 4e-16 excess).
-  return Math.min(1, (brevity * Math.exp(logSum / order)) / 100);
+  return (brevity * Math.exp(logSum / order)) / 100;
+}
+
+/**
+ * Ragas's BleuScore (bleu_score): both texts are split on ". " and passed to sacreBLEU's
+ * corpus_bleu as hypotheses and as one reference stream per reference sentence. sacreBLEU pairs
+ * hypotheses with references segment by segment and the references form a single segment, so
+ * only the first sentence of the response is scored, against every reference sentence as an
+ * alternative reference. 13a tokens: an unspaced Chinese sentence is one token.
+ */
+export function bleuScore(response: string, reference: string): number {
+  const hypothesis = response.split('. ')[0]!;
+  return sacreBleu(tokenize13a(hypothesis), reference.split('. ').map(tokenize13a));
+}
+
+/**
+ * goldset's Chinese-aware BLEU (bleu_zh): sacreBLEU with its 'zh' rules (every CJK character a
+ * token, 13a for the rest) over the whole response against the whole ground truth, one segment;
+ * clamped to 1 so identical texts give exactly 1.
+ */
+export function bleuZh(response: string, reference: string, options: BleuOptions = {}): number {
+  return Math.min(1, sacreBleu(tokenizeBleuZh(response), [tokenizeBleuZh(reference)], options));
 }
 
 function lcsLength(a: readonly string[], b: readonly string[]): number {
@@ -138,20 +170,32 @@ function lcsLength(a: readonly string[], b: readonly string[]): number {
   return row[short.length]!;
 }
 
+export interface RougeFigures { precision: number; recall: number; fmeasure: number }
+
 /**
- * ROUGE-L F1 (rouge_score 'rougeL' fmeasure, which Ragas's RougeScore returns by default):
- * LCS over tokenizeRouge tokens, P = LCS/|response|, R = LCS/|reference|, F = 2PR/(P+R).
- * 0 when either side has no tokens (rouge_score does the same, even for two empty strings).
+ * rouge_score's ROUGE-L of token lists: P = LCS/|prediction|, R = LCS/|target|, F = 2PR/(P+R);
+ * all 0 when either side has no tokens (even two empty strings) or nothing is in common.
  */
-export function rougeL(response: string, reference: string): number {
-  const hyp = tokenizeRouge(response);
-  const ref = tokenizeRouge(reference);
-  if (hyp.length === 0 || ref.length === 0) return 0;
-  const lcs = lcsLength(hyp, ref);
-  if (lcs === 0) return 0;
-  const precision = lcs / hyp.length;
-  const recall = lcs / ref.length;
-  return (2 * precision * recall) / (precision + recall);
+function rougeLFigures(prediction: readonly string[], target: readonly string[]): RougeFigures {
+  if (prediction.length === 0 || target.length === 0) return { precision: 0, recall: 0, fmeasure: 0 };
+  const lcs = lcsLength(prediction, target);
+  const precision = lcs / prediction.length;
+  const recall = lcs / target.length;
+  return { precision, recall, fmeasure: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0 };
+}
+
+/**
+ * Ragas's RougeScore with its defaults (rouge_type 'rougeL'; the column rouge_score(mode=fmeasure)
+ * is `.fmeasure`): rouge_score's scorer with use_stemmer=True, the reference as target and the
+ * response as prediction. Chinese characters are dropped by its tokenizer: Chinese text scores 0.
+ */
+export function rougeScore(response: string, reference: string): RougeFigures {
+  return rougeLFigures(tokenizeRougeScore(response), tokenizeRougeScore(reference));
+}
+
+/** goldset's Chinese-aware ROUGE-L F1 (rouge_l_zh): the same LCS figure over tokenizeRougeZh tokens. */
+export function rougeLZh(response: string, reference: string): number {
+  return rougeLFigures(tokenizeRougeZh(response), tokenizeRougeZh(reference)).fmeasure;
 }
 
 /** A string similarity in [0, 1]; Ragas's default for the non-LLM context metrics is Levenshtein. */
@@ -168,10 +212,11 @@ function bestMatch(text: string, candidates: readonly string[], similarity: Stri
 }
 
 /**
- * Ragas NonLLMContextPrecisionWithReference: a retrieved context is relevant when its best
- * similarity to any reference context is >= threshold; then the rank-weighted precision of
- * contextPrecision. Null when there is nothing to rank ('no_contexts', Ragas: 0) or nothing to
- * compare with ('no_reference_contexts', Ragas: error).
+ * Ragas's NonLLMContextPrecisionWithReference: a retrieved context is relevant when its best
+ * similarity to any reference context is >= threshold; then Ragas's average precision
+ * Σ_k (precision@k · v_k) / (Σ_k v_k + 1e-10), epsilon included (all relevant gives 0.9999999999).
+ * Nothing retrieved gives 0, as in Ragas; retrieved contexts but no reference context is null
+ * 'no_reference_contexts' (Ragas raises on the empty max()).
  */
 export function nonLlmContextPrecision(
   retrieved: readonly string[],
@@ -180,17 +225,22 @@ export function nonLlmContextPrecision(
   similarity: StringSimilarity = levenshteinSimilarity,
 ): Score {
   assertThreshold(threshold);
-  if (retrieved.length === 0) return unscored('no_contexts');
-  if (reference.length === 0) return unscored('no_reference_contexts');
-  const verdicts = retrieved.map((rc) => bestMatch(rc, reference, similarity) >= threshold);
-  return contextPrecision(verdicts);
+  if (retrieved.length > 0 && reference.length === 0) return unscored('no_reference_contexts');
+  const verdicts = retrieved.map((rc) => (bestMatch(rc, reference, similarity) >= threshold ? 1 : 0));
+  let relevant = 0;
+  let numerator = 0;
+  verdicts.forEach((v, i) => {
+    relevant += v;
+    numerator += (relevant / (i + 1)) * v;
+  });
+  return scored(numerator / (relevant + 1e-10));
 }
 
 /**
- * Ragas NonLLMContextRecall: share of reference contexts whose best similarity to any retrieved
+ * Ragas's NonLLMContextRecall: share of reference contexts whose best similarity to any retrieved
  * context is strictly > threshold (Ragas uses > here but >= for precision). Null without reference
- * contexts (Ragas: NaN); 0 when nothing was retrieved, since every reference context is then
- * missed (Ragas raises on the empty max()).
+ * contexts ('no_reference_contexts', Ragas: NaN) and without retrieved contexts ('no_contexts',
+ * Ragas raises on the empty max()).
  */
 export function nonLlmContextRecall(
   retrieved: readonly string[],
@@ -200,7 +250,7 @@ export function nonLlmContextRecall(
 ): Score {
   assertThreshold(threshold);
   if (reference.length === 0) return unscored('no_reference_contexts');
-  if (retrieved.length === 0) return scored(0);
+  if (retrieved.length === 0) return unscored('no_contexts');
   let found = 0;
   for (const ref of reference) if (bestMatch(ref, retrieved, similarity) > threshold) found++;
   return scored(found / reference.length);

@@ -1,6 +1,9 @@
-// Tokenisers for the non-LLM text metrics: a sacreBLEU-compatible one for BLEU
-// (13a rules for Latin text, one token per character for Chinese) and a
-// rouge_score-style one for ROUGE (lowercase, alphanumeric runs, Han per character).
+// Tokenisers for the non-LLM text metrics. For the metrics that carry Ragas's names, exactly what
+// Ragas's libraries do: sacreBLEU's default '13a' tokenizer (BleuScore) and rouge_score's tokenizer
+// with the Porter stemmer (RougeScore). For goldset's Chinese-aware variants: 13a with every CJK
+// character its own token (sacreBLEU's 'zh' rules), and letters of every script with every Han
+// character its own token.
+import { porterStem } from './porter.ts';
 
 // Code-point ranges that sacreBLEU's 'zh' tokenizer splits into single-character tokens
 // (Han ideographs, CJK and full-width punctuation, radicals, bopomofo, CJK symbols).
@@ -58,17 +61,9 @@ function splitWhitespace(text: string): string[] {
   return text.split(PY_SPLIT).filter((t) => t !== '');
 }
 
-/**
- * BLEU tokens. Latin text: identical to sacreBLEU's default '13a' tokenizer (what Ragas's
- * BleuScore uses). Chinese text: every CJK character becomes its own token as under
- * sacreBLEU's 'zh' tokenizer; Ragas's 13a default would leave a whole unspaced Chinese sentence
- * as one token, which makes BLEU all-or-nothing for Chinese.
- */
-export function tokenizeBleu(text: string): string[] {
-  // sacreBLEU right-strips the segment before tokenising.
-  let line = text.replace(PY_RSTRIP, '');
-  // 13a language-independent part.
-  line = line
+/** sacreBLEU's segment preparation: right-strip, then 13a's language-independent replacements. */
+function prepare13a(text: string): string {
+  return text.replace(PY_RSTRIP, '')
     .replaceAll('<skipped>', '')
     .replaceAll('-\n', '')
     .replaceAll('\n', ' ')
@@ -76,27 +71,61 @@ export function tokenizeBleu(text: string): string[] {
     .replaceAll('&amp;', '&')
     .replaceAll('&lt;', '<')
     .replaceAll('&gt;', '>');
-  let spaced = '';
-  for (const ch of line) spaced += isBleuCjk(ch.codePointAt(0)!) ? ` ${ch} ` : ch;
-  spaced = ` ${spaced} `
+}
+
+/** 13a's punctuation rules and the final whitespace split. */
+function punctuate13a(line: string): string[] {
+  return splitWhitespace(` ${line} `
     .replace(PUNCT, ' $1 ')
     .replace(PERIOD_COMMA_AFTER_NON_DIGIT, '$1 $2 ')
     .replace(PERIOD_COMMA_BEFORE_NON_DIGIT, ' $1 $2')
-    .replace(DASH_AFTER_DIGIT, '$1 $2 ');
-  return splitWhitespace(spaced);
+    .replace(DASH_AFTER_DIGIT, '$1 $2 '));
+}
+
+/**
+ * sacreBLEU's default '13a' tokenizer, what Ragas's BleuScore uses: an unspaced Chinese sentence
+ * stays one token, so its BLEU is all or nothing.
+ */
+export function tokenize13a(text: string): string[] {
+  return punctuate13a(prepare13a(text));
+}
+
+/**
+ * BLEU tokens of the Chinese-aware variant: 13a for Latin text, and every CJK character its own
+ * token as under sacreBLEU's 'zh' tokenizer.
+ */
+export function tokenizeBleuZh(text: string): string[] {
+  let spaced = '';
+  for (const ch of prepare13a(text)) spaced += isBleuCjk(ch.codePointAt(0)!) ? ` ${ch} ` : ch;
+  return punctuate13a(spaced);
+}
+
+const NOT_ALPHANUMERIC = /[^a-z0-9]+/gu;
+const VALID_TOKEN = /^[a-z0-9]+$/;
+
+/**
+ * rouge_score's tokenizer as Ragas's RougeScore runs it (use_stemmer=True): lowercase, every run
+ * of characters other than [a-z0-9] becomes a space, tokens longer than 3 characters are Porter
+ * stemmed. Every Chinese character is dropped, so ROUGE of Chinese text is 0.
+ */
+export function tokenizeRougeScore(text: string): string[] {
+  const tokens: string[] = [];
+  for (const raw of text.toLowerCase().replace(NOT_ALPHANUMERIC, ' ').split(PY_SPLIT)) {
+    const token = raw.length > 3 ? porterStem(raw) : raw;
+    if (VALID_TOKEN.test(token)) tokens.push(token);
+  }
+  return tokens;
 }
 
 const HAN = /\p{Script=Han}/gu;
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
 /**
- * ROUGE tokens: lowercase, then maximal runs of letters/digits, with each Han character a token
- * of its own. rouge_score keeps only [a-z0-9] runs, which drops every Chinese character (ROUGE
- * would always be 0 for Chinese) and splits accented words; we keep letters and digits of every
- * script instead, so for ASCII text the tokens are the same. Ragas also enables rouge_score's
- * Porter stemmer (English, tokens longer than 3 characters); we do not stem.
+ * ROUGE tokens of the Chinese-aware variant: lowercase, then maximal runs of letters/digits of
+ * every script, with each Han character a token of its own (rouge_score keeps only [a-z0-9] runs,
+ * which drops every Chinese character and splits accented words). No stemming.
  */
-export function tokenizeRouge(text: string): string[] {
+export function tokenizeRougeZh(text: string): string[] {
   const spaced = text.toLowerCase().replace(HAN, ' $& ');
   return spaced.match(WORD) ?? [];
 }

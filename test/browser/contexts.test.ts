@@ -215,7 +215,7 @@ describe('per-context calibration: label contexts, run context_precision, report
     const t = en;
     await page.goto(`${app.url}/datasets/${datasetId}/prompt-lab?metric=context_precision&step=verify`);
     const candidates = page.getByRole('region', { name: t('labc.pick') });
-    const first = candidates.getByRole('button', { name: new RegExp(`^${t('lab.add_example')}: `) }).first();
+    const first = candidates.getByRole('button', { name: new RegExp(`^${t('lab.add_from_label')}: `) }).first();
     await first.click();
     await page.waitForLoadState('load');
     const examples = JSON.parse(await page.getByLabel(t('metrics.examples'), { exact: true }).inputValue()) as { input: { context: string }; output: { verdict: number } }[];

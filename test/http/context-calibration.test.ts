@@ -2,6 +2,7 @@
 // judge, the per-context report (page, by rank, item level), `report --json`, recording it, the CI gate
 // reading its κ, and the calibrated-judge export carrying its figures.
 import fs from 'node:fs';
+import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { loginAs, startTestApp, type Client, type TestApp } from '../helpers.ts';
@@ -109,7 +110,10 @@ describe('per-context report', () => {
     const recorded = await admin.post(`/datasets/${datasetId}/calibration/contexts/record`, { criterion: criterionId, run: run.id, part: 'calibration' });
     expect(recorded.status).toBe(303);
     expect(app.ctx.calibration.latestFor(datasetId, 'context_precision')).toMatchObject({ part: 'calibration', strength_name: 'cohen_kappa' });
-    const exported = JSON.parse((await admin.get(`/datasets/${datasetId}/metrics/context_precision/export`)).text) as { calibration: { figures: Record<string, unknown>; ci95: Record<string, unknown> } };
+    const zip = await fetch(`${app.url}/datasets/${datasetId}/metrics/context_precision/export`, { headers: { Cookie: admin.cookie } });
+    expect(zip.status).toBe(200);
+    const files = unzipSync(new Uint8Array(await zip.arrayBuffer()));
+    const exported = JSON.parse(strFromU8(files['goldset-calibration.json']!)) as { calibration: { figures: Record<string, unknown>; ci95: Record<string, unknown> } };
     expect(exported.calibration.figures).toMatchObject({ unit: 'context', ci_method: 'bootstrap over responses' });
     expect(exported.calibration.figures.by_rank).toBeInstanceOf(Array);
     expect(exported.calibration.figures.item_level).toMatchObject({ n: expect.any(Number) });

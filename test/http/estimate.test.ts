@@ -137,7 +137,7 @@ describe('estimation samples', () => {
     const li = expertUser('li@example.com');
     for (const id of app.ctx.db.prepare('SELECT id FROM response WHERE dataset_id = ?').pluck().all(datasetId) as number[]) label(li, id, '1');
     const lab = await admin.get(`/datasets/${datasetId}/prompt-lab?criterion=${criterion.id}`);
-    const offered = [...lab.text.matchAll(/name="example" value="(\d+)"/g)].map((m) => Number(m[1]));
+    const offered = [...lab.text.matchAll(/<tr id="cand-(\d+)"/g)].map((m) => Number(m[1]));
     expect(offered.length).toBeGreaterThan(0);
     expect(offered.filter((id) => items.some((it) => it.response_id === id))).toEqual([]);
   });

@@ -1,5 +1,5 @@
 // Prompt iteration with a holdout: examples only from the calibration part, draft runs on the
-// calibration part, the held-out final check, comparison of two runs, and the calibrated-judge export.
+// calibration part, the held-out final check, comparison of two runs (the export: ragas-export.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,7 +63,8 @@ describe('prompt lab', () => {
     const added = await admin.post(`/datasets/${datasetId}/prompt-lab/add-example`, { ...form, example: calibrationId });
     expect(added.status).toBe(200);
     const examples = /id="d-examples"[^>]*>([^<]*)</.exec(added.text)![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
-    expect(JSON.parse(examples)[0]).toMatchObject({ response_id: calibrationId, output: { value: expect.any(String) } });
+    expect(JSON.parse(examples)[0]).toMatchObject({ response_id: calibrationId, input: { question: expect.any(String), answer: expect.any(String) },
+      output: { value: expect.any(Number), reason: expect.any(String) } });
     const run = await admin.post(`/datasets/${datasetId}/prompt-lab/run`, { ...form, examples, note: 'with one example' });
     expect(run.status).toBe(303);
     await waitForRuns();
@@ -117,17 +118,38 @@ describe('prompt lab', () => {
     expect(app.ctx.db.prepare('SELECT count(*) FROM holdout_look WHERE dataset_id = ?').pluck().get(datasetId)).toBe(2);
   });
 
-  it('exports the calibrated judge in the layout Ragas saves prompts in, with its calibration', async () => {
+  it('offers a built-in step no example from labels, only the judge\'s own recorded call, in the step\'s schema', async () => {
     const criterion = app.ctx.criteria.forDataset(datasetId)[0]!;
-    const run = app.ctx.runner.queries.forDataset(datasetId).at(-1)!;
-    await admin.get(`/datasets/${datasetId}/calibration`);
-    await admin.post(`/datasets/${datasetId}/calibration/record`, { criterion: criterion.id, run: run.id, part: 'calibration', threshold: '0.5' });
-    const res = await admin.get(`/datasets/${datasetId}/metrics/dept_correct/export`);
-    expect(res.headers.get('content-disposition')).toContain('goldset-judge-dept_correct.json');
-    const body = JSON.parse(res.text);
-    expect(body.prompts.rubric).toMatchObject({ language: 'chinese', instruction: '判断回答是否正确。{{answer}}', goldset_version: 1 });
-    expect(body.prompts.rubric.examples[0]).toEqual({ input: expect.any(Object), output: expect.any(Object) });
-    expect(body.calibration).toMatchObject({ criterion: 'correct', part: 'calibration' });
-    expect(Array.isArray(body.calibration.item_ids)).toBe(true);
+    const before = await admin.get(`/datasets/${datasetId}/prompt-lab?metric=faithfulness&step=nli&criterion=${criterion.id}`);
+    expect(before.text).not.toContain('source=label');
+    expect(before.text).not.toContain('source=trace');
+    const run = app.ctx.runner.create(null, datasetId, { name: 'faith', metricKey: 'faithfulness' });
+    await app.ctx.runner.start(run.id);
+    const page = await admin.get(`/datasets/${datasetId}/prompt-lab?metric=faithfulness&step=nli&criterion=${criterion.id}`);
+    expect(page.text).not.toContain('source=label');
+    const offered = [...page.text.matchAll(/source=trace"[^>]*value="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(offered.length).toBeGreaterThan(0);
+    const form = { metric: 'faithfulness', step: 'nli', criterion: criterion.id, instruction: 'x', output_format: '', examples: '[]', language: 'zh', note: '' };
+    const added = await admin.post(`/datasets/${datasetId}/prompt-lab/add-example?source=trace`, { ...form, example: offered[0]! });
+    expect(added.status).toBe(200);
+    const examples = JSON.parse(/id="d-examples"[^>]*>([^<]*)</.exec(added.text)![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
+    expect(examples[0]).toMatchObject({ response_id: offered[0], input: { context: expect.any(String), statements: expect.any(Array) },
+      output: { statements: expect.any(Array) } });
+    const fromLabel = await admin.post(`/datasets/${datasetId}/prompt-lab/add-example?source=label`, { ...form, example: offered[0]! });
+    expect(fromLabel.status).toBe(422);
+  });
+
+  it('refuses to save a version whose examples do not fit the step, naming the example and the field, and saves nothing', async () => {
+    const before = app.ctx.prompts.versions(datasetId, 'faithfulness', 'statements').length;
+    const examples = JSON.stringify([{ input: { question: 'q', text: 'a' }, output: { statements: ['s'] } }, { input: { question: 'q', text: 'a' }, output: { value: '0', reason: 'r' } }]);
+    const viaMetrics = await admin.post(`/datasets/${datasetId}/prompts`, { metric: 'faithfulness', step: 'statements', instruction: 'edited', output_format: '', examples, language: 'en', note: '' });
+    expect(viaMetrics.status).toBe(422);
+    expect(viaMetrics.text).toContain('Example 2: output.statements is missing.');
+    expect(viaMetrics.text).toContain('edited');
+    const criterion = app.ctx.criteria.forDataset(datasetId)[0]!;
+    const viaLab = await admin.post(`/datasets/${datasetId}/prompt-lab/run`, { metric: 'faithfulness', step: 'statements', criterion: criterion.id,
+      instruction: 'edited', output_format: '', examples, language: 'en', note: '' });
+    expect(viaLab.status).toBe(422);
+    expect(app.ctx.prompts.versions(datasetId, 'faithfulness', 'statements')).toHaveLength(before);
   });
 });

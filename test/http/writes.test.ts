@@ -244,7 +244,7 @@ describe('blind labels in the prompt lab and exports', () => {
     const labId = app.ctx.users.queries.byEmail('labeller@example.com')!.id;
     app.ctx.labels.setAssignment(adminId, d.id, app.ctx.datasets.get(d.id)!.version, 1, [{ userId: labId, label: true, adjudicate: false }]);
     const page = await lab.get(`/datasets/${d.id}/prompt-lab?metric=faithfulness`);
-    expect([...page.text.matchAll(/name="example" value="(\d+)"/g)]).toHaveLength(0);
+    expect([...page.text.matchAll(/<tr id="cand-(\d+)"/g)]).toHaveLength(0);
     const seedOf = app.ctx.datasets.get(d.id)!.holdout_seed;
     const rid = d.responses.find((r) => holdoutPart(seedOf, r) === 'calibration')!;
     await lab.get(`/responses/${rid}/label`);
@@ -252,7 +252,7 @@ describe('blind labels in the prompt lab and exports', () => {
     const agreed = d.responses.indexOf(rid) % 2 ? '1' : '0';
     expect((await lab.post(`/responses/${rid}/label`, { [`c${d.criterion}`]: agreed, version: 0 })).status).toBe(303);
     const after = await lab.get(`/datasets/${d.id}/prompt-lab?metric=faithfulness`);
-    const offered = [...after.text.matchAll(/name="example" value="(\d+)"/g)].map((m) => Number(m[1]));
+    const offered = [...after.text.matchAll(/<tr id="cand-(\d+)"/g)].map((m) => Number(m[1]));
     expect(offered).toEqual([rid]);
     for (const query of ['format=goldset-jsonl', 'format=ragas-jsonl&responses=1', 'format=spreadsheet-csv&responses=1']) {
       expect((await lab.get(`/datasets/${d.id}/export/download?${query}`)).status, query).toBe(403);

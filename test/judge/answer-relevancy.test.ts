@@ -44,24 +44,28 @@ describe('answer_relevancy', () => {
     expect(systemText(bodies[0]!)).toContain('回避');
   });
 
-  it("one noncommittal generation zeroes the score under the default 'any' rule", async () => {
+  it("one noncommittal generation zeroes the score under the 'any' rule of Ragas ≤0.3", async () => {
     script([0, 1, 0]);
-    const result = await score(answerRelevancyMetric, it1, judgeFor(fake), 'zh');
+    const result = await score(createAnswerRelevancy({ rule: 'any' }), it1, judgeFor(fake), 'zh');
     expect(result).toMatchObject({ status: 'ok', value: 0 });
     expect(result.trace.computation).toContain("noncommittal [0, 1, 0] (rule 'any') → 0");
   });
 
-  it("under the 'all' rule only an all-noncommittal set zeroes the score", async () => {
+  it("under the default 'all' rule of Ragas 0.4 only an all-noncommittal set zeroes the score", async () => {
     script([0, 1, 0]);
-    const all = createAnswerRelevancy({ rule: 'all' });
-    expect((await score(all, it1, judgeFor(fake), 'zh')).value).toBeCloseTo((1 + 0 + Math.SQRT1_2) / 3, 12);
+    expect((await score(answerRelevancyMetric, it1, judgeFor(fake), 'zh')).value).toBeCloseTo((1 + 0 + Math.SQRT1_2) / 3, 12);
     fake.reset();
     script([1, 1, 1]);
-    expect(await score(all, it1, judgeFor(fake), 'zh')).toMatchObject({ status: 'ok', value: 0 });
+    expect(await score(answerRelevancyMetric, it1, judgeFor(fake), 'zh')).toMatchObject({ status: 'ok', value: 0 });
   });
 
-  it('empty generated questions are dropped; none left is skipped (no_generated_questions)', async () => {
-    routeSteps(fake, { question_generation: () => ({ question: ' ', noncommittal: 0 }) });
+  it('an empty generated question is embedded with the others, as in Ragas 0.4; all empty is no score (Ragas: NaN)', async () => {
+    routeSteps(fake, { question_generation: (input) => ({ question: Number(input['variant']) === 2 ? '' : `Q${String(input['variant'])}`, noncommittal: 0 }) });
+    scriptEmbeddings(fake, { '张伟是哪个部门的？': [1, 0], Q1: [2, 0], '': [0, 3], Q3: [1, 1] });
+    const some = await score(answerRelevancyMetric, it1, judgeFor(fake), 'zh');
+    expect(some.value).toBeCloseTo((1 + 0 + Math.SQRT1_2) / 3, 12);
+    fake.reset();
+    routeSteps(fake, { question_generation: () => ({ question: '', noncommittal: 0 }) });
     const result = await score(answerRelevancyMetric, it1, judgeFor(fake), 'zh');
     expect(result).toMatchObject({ status: 'skipped', value: null, reason: 'no_generated_questions' });
     expect(fake.counts().embeddings).toBe(0);

@@ -87,7 +87,7 @@ describe('custom rubric metrics', () => {
 
 describe('composite metrics', () => {
   const exact = getMetric('exact_match')!;
-  const lev = getMetric('levenshtein_similarity')!;
+  const lev = getMetric('non_llm_string_similarity')!;
 
   it('is the weighted mean of its components, weights normalised by their sum', async () => {
     const it1 = item({ answer: 'abcd', ground_truth: 'abce' }); // exact 0, Levenshtein 0.75

@@ -34,11 +34,11 @@ export function userText(body: ChatRequestBody): string {
   return text(body.messages.filter((m) => m.role === 'user').at(-1)?.content);
 }
 
-/** The step's input object, parsed back from the first user message ("Input: {...}"); {} if it is not JSON. */
+/** The step's input object, parsed back from the first user message ("Input: {...}", "输入：{...}"); {} if it is not JSON. */
 export function stepInput(body: ChatRequestBody): Record<string, unknown> {
   const first = text(body.messages.find((m) => m.role === 'user')?.content);
   try {
-    return JSON.parse(first.replace(/^Input: /, '')) as Record<string, unknown>;
+    return JSON.parse(first.replace(/^(?:Input: |输入：)/, '')) as Record<string, unknown>;
   } catch {
     return {};
   }
@@ -47,7 +47,7 @@ export function stepInput(body: ChatRequestBody): Record<string, unknown> {
 export function schemaNameOf(body: ChatRequestBody): string {
   const named = body.response_format?.json_schema?.name;
   if (named) return named;
-  return /JSON Schema \(([\w-]+)\)/.exec(systemText(body))?.[1] ?? '';
+  return /(?:JSON Schema \(|JSON 格式定义（)([\w-]+)[)）]/.exec(systemText(body))?.[1] ?? '';
 }
 
 export type StepHandlers = Record<string, (input: Record<string, unknown>, body: ChatRequestBody) => unknown>;

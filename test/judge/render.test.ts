@@ -30,9 +30,12 @@ describe('renderPrompt', () => {
     expect(JSON.stringify(renderPrompt(template, input))).toBe(JSON.stringify(renderPrompt(template, { ...input })));
   });
 
-  it('leaves out the examples block when there are no examples, and heads it in Chinese for zh', () => {
+  it('leaves out the examples block when there are no examples, and words it in Chinese for zh', () => {
     expect(renderPrompt({ ...template, examples: [] }, {})[0]!.content).toBe('Split the text into statements.\n\nReply with {"statements": [...]}.');
-    expect(renderPrompt({ ...template, language: 'zh' }, { text: 'x' })[0]!.content).toContain('示例：\n\nInput: ');
+    const zh = renderPrompt({ ...template, language: 'zh' }, { text: 'x' });
+    expect(zh[0]!.content).toContain('示例：\n\n输入：{');
+    expect(zh[0]!.content).toContain('\n输出：{');
+    expect(zh[1]!.content).toBe('输入：{\n  "text": "x"\n}');
   });
 
   it('fills rubric placeholders, contexts as a numbered list, and keeps the unused fields in the user message', () => {

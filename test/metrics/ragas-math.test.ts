@@ -220,12 +220,13 @@ describe('answerRelevancy', () => {
     expect(valueOf(answerRelevancy(question, generated, [0, 0, 0]))).toBeCloseTo(1.6 / 3, 12);
   });
 
-  it("is 0 when any generation is non-committal under the default 'any' rule", () => {
-    expect(answerRelevancy(question, generated, [0, 1, 0])).toEqual({ value: 0 });
+  it("is 0 when any generation is non-committal under the 'any' rule (Ragas ≤0.3)", () => {
+    expect(answerRelevancy(question, generated, [0, 1, 0], { rule: 'any' })).toEqual({ value: 0 });
     expect(answerRelevancy(question, generated, [true, false, false], { rule: 'any' })).toEqual({ value: 0 });
   });
 
-  it("is 0 only when every generation is non-committal under the 'all' rule", () => {
+  it("is 0 only when every generation is non-committal under the default 'all' rule (Ragas 0.4)", () => {
+    expect(valueOf(answerRelevancy(question, generated, [0, 1, 0]))).toBeCloseTo(1.6 / 3, 12);
     expect(valueOf(answerRelevancy(question, generated, [0, 1, 0], { rule: 'all' }))).toBeCloseTo(1.6 / 3, 12);
     expect(answerRelevancy(question, generated, [1, 1, 1], { rule: 'all' })).toEqual({ value: 0 });
   });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bleu,
+  bleuScore,
+  bleuZh as bleu,
   exactMatch,
   levenshteinDistance,
   levenshteinSimilarity,
   nonLlmContextPrecision,
   nonLlmContextRecall,
-  rougeL,
+  rougeLZh as rougeL,
+  rougeScore,
   stringPresence,
 } from '../../server/metrics/index.ts';
 
@@ -22,11 +24,13 @@ describe('Ragas docs examples (traditional metrics)', () => {
   it('BleuScore -> 0.7071067811865478', () => {
     // 8 tokens each ("." split off); clipped precisions 7/8, 5/7, 4/6, 3/5; BP = 1
     // (7/8 · 5/7 · 4/6 · 3/5)^(1/4) = 0.25^(1/4) = 0.70710678…
+    expect(bleuScore(INDIA, PARIS)).toBeCloseTo(0.7071067811865478, 12);
     expect(bleu(INDIA, PARIS)).toBeCloseTo(0.7071067811865478, 12);
   });
 
   it('RougeScore (rougeL fmeasure) -> 0.8571428571428571', () => {
     // 7 tokens each, LCS 6: P = R = 6/7
+    expect(rougeScore(INDIA, PARIS).fmeasure).toBeCloseTo(0.8571428571428571, 15);
     expect(rougeL(INDIA, PARIS)).toBeCloseTo(0.8571428571428571, 15);
   });
 
@@ -74,7 +78,7 @@ describe('levenshteinSimilarity', () => {
   });
 });
 
-describe('bleu', () => {
+describe('bleuZh (Chinese-aware BLEU)', () => {
   it('matches a hand computation with exp smoothing', () => {
     // hyp: the cat sat on the mat   ref: the cat is on the mat   (6 tokens each, BP = 1)
     // 1-grams 5/6 (the×2, cat, on, mat); 2-grams 3/5 (the cat, on the, the mat);
@@ -126,7 +130,7 @@ describe('bleu', () => {
   });
 });
 
-describe('rougeL', () => {
+describe('rougeLZh (Chinese-aware ROUGE-L)', () => {
   it('matches a hand computation', () => {
     // LCS of "the cat sat on the mat" / "the cat is on the mat" = the cat on the mat (5)
     // P = R = 5/6, F = 5/6
@@ -157,27 +161,28 @@ describe('rougeL', () => {
 describe('nonLlmContextPrecision', () => {
   const reference = ['Paris is the capital of France.', 'The Eiffel Tower is one of the most famous landmarks in Paris.'];
 
-  it('scores the Ragas docs example as 1', () => {
+  it('scores the Ragas docs example as 0.9999999999 (Ragas divides by Σ v + 1e-10)', () => {
     // Best match is the landmark sentence: 62 code points, distance 28 -> similarity 34/62 >= 0.5
     expect(levenshteinSimilarity(PARIS, reference[1]!)).toBeCloseTo(34 / 62, 15);
-    expect(nonLlmContextPrecision([PARIS], reference)).toEqual({ value: 1 });
+    expect(nonLlmContextPrecision([PARIS], reference)).toEqual({ value: 1 / (1 + 1e-10) });
   });
 
   it('rank-weights the relevance verdicts', () => {
     // verdicts [0, 1] as in the course example
     expect(nonLlmContextPrecision(['unrelated text entirely', 'Paris is the capital of France.'], reference)).toEqual({
-      value: 0.5,
+      value: 0.5 / (1 + 1e-10),
     });
   });
 
   it('treats similarity equal to the threshold as relevant (>=)', () => {
     const half = () => 0.5;
-    expect(nonLlmContextPrecision(['a'], ['b'], 0.5, half)).toEqual({ value: 1 });
+    expect(nonLlmContextPrecision(['a'], ['b'], 0.5, half)).toEqual({ value: 1 / (1 + 1e-10) });
     expect(nonLlmContextPrecision(['a'], ['b'], 0.51, half)).toEqual({ value: 0 });
   });
 
-  it('has no value without retrieved or reference contexts', () => {
-    expect(nonLlmContextPrecision([], reference)).toEqual({ value: null, reason: 'no_contexts' });
+  it('is 0 without retrieved contexts and has no value without reference contexts (Ragas raises)', () => {
+    expect(nonLlmContextPrecision([], reference)).toEqual({ value: 0 });
+    expect(nonLlmContextPrecision([], [])).toEqual({ value: 0 });
     expect(nonLlmContextPrecision([PARIS], [])).toEqual({ value: null, reason: 'no_reference_contexts' });
   });
 
@@ -210,8 +215,8 @@ describe('nonLlmContextRecall', () => {
     expect(nonLlmContextRecall(retrieved, referenceContexts, 0.4)).toEqual({ value: 1 });
   });
 
-  it('is 0 when nothing was retrieved and null without reference contexts', () => {
-    expect(nonLlmContextRecall([], reference)).toEqual({ value: 0 });
+  it('has no value when nothing was retrieved (Ragas raises) or without reference contexts (Ragas: NaN)', () => {
+    expect(nonLlmContextRecall([], reference)).toEqual({ value: null, reason: 'no_contexts' });
     expect(nonLlmContextRecall([PARIS], [])).toEqual({ value: null, reason: 'no_reference_contexts' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenizeBleu, tokenizeRouge } from '../../server/metrics/index.ts';
+import { porterStem, tokenize13a, tokenizeBleuZh as tokenizeBleu, tokenizeRougeScore, tokenizeRougeZh as tokenizeRouge } from '../../server/metrics/index.ts';
 
 describe('tokenizeBleu (13a for Latin text)', () => {
   it('splits punctuation but keeps apostrophes and decimal numbers', () => {
@@ -59,5 +59,38 @@ describe('tokenizeRouge', () => {
   it('is empty for blank or punctuation-only input', () => {
     expect(tokenizeRouge('')).toEqual([]);
     expect(tokenizeRouge('?!，。')).toEqual([]);
+  });
+});
+
+describe('tokenize13a (sacreBLEU default, what Ragas BleuScore uses)', () => {
+  it('keeps an unspaced Chinese sentence as one token', () => {
+    expect(tokenize13a('张伟是教研部的。')).toEqual(['张伟是教研部的。']);
+    expect(tokenize13a('张伟 负责GPT-4课程，对吗？')).toEqual(['张伟', '负责GPT-4课程，对吗？']);
+  });
+
+  it('splits Latin punctuation like the zh rules do', () => {
+    expect(tokenize13a("Hello, world! It's 3.5 km.")).toEqual(tokenizeBleu("Hello, world! It's 3.5 km."));
+  });
+});
+
+describe('tokenizeRougeScore (rouge_score with the Porter stemmer)', () => {
+  it('keeps [a-z0-9] runs, stems words longer than 3 letters and drops Chinese', () => {
+    expect(tokenizeRougeScore('The runners were running, caresses & ponies!')).toEqual(['the', 'runner', 'were', 'run', 'caress', 'poni']);
+    expect(tokenizeRougeScore('张伟是教研部的 HR')).toEqual(['hr']);
+    expect(tokenizeRougeScore('Café über')).toEqual(['caf', 'ber']);
+  });
+});
+
+describe('porterStem (NLTK_EXTENSIONS, what rouge_score uses)', () => {
+  // Examples of Porter (1980) and of NLTK's departures from it.
+  it.each([
+    ['caresses', 'caress'], ['ponies', 'poni'], ['ties', 'tie'], ['cats', 'cat'], ['feed', 'feed'], ['agreed', 'agre'],
+    ['plastered', 'plaster'], ['motoring', 'motor'], ['sing', 'sing'], ['conflated', 'conflat'], ['hopping', 'hop'],
+    ['falling', 'fall'], ['filing', 'file'], ['happy', 'happi'], ['enjoy', 'enjoy'], ['relational', 'relat'],
+    ['conditional', 'condit'], ['generalization', 'gener'], ['geology', 'geolog'], ['dying', 'die'], ['skies', 'sky'],
+    ['news', 'news'], ['proceed', 'proceed'], ['spied', 'spi'], ['dies', 'die'], ['controlling', 'control'],
+    ['radically', 'radic'], ['hopefully', 'hope'], ['adjustment', 'adjust'], ['adoption', 'adopt'], ['be', 'be'],
+  ])('%s → %s', (word, stem) => {
+    expect(porterStem(word)).toBe(stem);
   });
 });

@@ -24,6 +24,8 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
           <p><strong>{t('import.done', { rows: s.rows, created: s.created, matched: s.matched })}</strong></p>
           {s.differs.length > 0 && <p>{t('import.differs', { n: s.differs.length, lines: s.differs.slice(0, 20).join(', ') + (s.differs.length > 20 ? '…' : '') })}</p>}
           {(s.responsesCreated > 0 || s.responsesMatched > 0) && <p>{t('import.responses', { created: s.responsesCreated, matched: s.responsesMatched })}</p>}
+          {s.matchedWithoutSystem > 0 && <p>{t('ragas.import_matched_without_system', { n: s.matchedWithoutSystem })}
+            {s.sharedAcrossSystems > 0 && <> {t('ragas.import_shared_across_systems', { n: s.sharedAcrossSystems })}</>}</p>}
           {s.labels > 0 && <p>{t('import.labels', { n: s.labels })}</p>}
           {s.criteriaCreated.length > 0 && <p>{t('import.criteria_created', { names: s.criteriaCreated.join(', ') })}</p>}
           {s.labelsWithoutAnswer > 0 && <p>{t('import.labels_without_answer', { n: s.labelsWithoutAnswer })}</p>}
@@ -59,9 +61,14 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
               </select>
             </Field>
           </div>
-          <Field name="run" label={t('import.run_name')} errors={formErrors} hint={t('import.run_name_hint')}>
-            <input id="f-run" name="run" maxLength={80} />
-          </Field>
+          <div class="row">
+            <Field name="run" label={t('import.run_name')} errors={formErrors} hint={t('import.run_name_hint')}>
+              <input id="f-run" name="run" maxLength={80} />
+            </Field>
+            <Field name="score_columns" label={t('ragas.import_score_columns')} errors={formErrors} hint={t('ragas.import_score_columns_hint')}>
+              <input id="f-score_columns" name="score_columns" maxLength={2000} placeholder="clarity, my_judge" />
+            </Field>
+          </div>
           {ctx.user?.role === 'admin' && (
             <Field name="annotator" label={t('import.annotator')} errors={formErrors} hint={t('import.annotator_hint')}>
               <select id="f-annotator" name="annotator">
@@ -78,7 +85,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
   );
 }
 
-export function ExportPage({ ctx, dataset, withLabels }: { ctx: PageContext; dataset: DatasetRow; withLabels: boolean }) {
+export function ExportPage({ ctx, dataset, withLabels, runNames }: { ctx: PageContext; dataset: DatasetRow; withLabels: boolean; runNames: string[] }) {
   const { t } = ctx;
   // Spreadsheet-safe CSV is the default: the file people open. The formats for programs keep the exact text.
   const format = (id: string, value: string, label: string, hint: string | null, extra: { checked?: boolean; disabled?: boolean } = {}) => (
@@ -107,6 +114,16 @@ export function ExportPage({ ctx, dataset, withLabels }: { ctx: PageContext; dat
             <label for="f-responses">{t('export.with_responses')}</label>
             {!withLabels && <p class="hint" id="f-responses-hint">{t('export.labels_blind')}</p>}
           </div>
+          {runNames.length > 0 && (
+            <fieldset>
+              <legend>{t('ragas.export_runs')}</legend>
+              <p class="hint">{t('ragas.export_runs_hint')}</p>
+              {runNames.map((name, i) => (
+                <div class="field checkbox"><input type="checkbox" id={`f-run-${i}`} name="run" value={name} /><label for={`f-run-${i}`}>{name}</label></div>
+              ))}
+            </fieldset>
+          )}
+          <div class="field checkbox"><input type="checkbox" id="f-utf8" name="utf8" value="1" /><label for="f-utf8">{t('ragas.export_utf8')}</label></div>
           <fieldset>
             <legend>{t('export.status')}</legend>
             <div class="field checkbox"><input type="radio" id="st-approved" name="status" value="approved" checked /><label for="st-approved">{t('export.status_approved')}</label></div>

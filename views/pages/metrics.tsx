@@ -6,16 +6,24 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { PromptInUse } from '../../server/judge/types.ts';
 import type { PromptVersionRow } from '../../server/judge/prompt-store.ts';
+import { MetricSettingsForm, RagasExport, type MetricSettingsView, type RagasExportView } from './metrics-ragas.tsx';
 
 export interface MetricView {
   key: string;
   kind: 'llm' | 'non_llm';
   custom: boolean;
-  steps: { step: string; current: PromptInUse; versions: PromptVersionRow[] }[];
+  steps: { step: string; current: PromptInUse; versions: PromptVersionRow[]; shape: string }[];
+  /** Its prompts as files for Ragas and its calibrations; null for metrics without prompts Ragas can load. */
+  ragas: RagasExportView | null;
+  /** Built-in metrics with settings (answer_relevancy's non-committal rule). */
+  settings?: MetricSettingsView;
 }
 
-export function MetricsPage({ ctx, dataset, metrics, values = {}, errors }: {
-  ctx: PageContext; dataset: DatasetRow; metrics: MetricView[]; values?: Record<string, string>; errors?: FieldErrors;
+/** A prompt edit that was refused: shown again in its step's form, with the reason beside it. */
+export interface PromptDraft { metric: string; step: string; fields: Record<string, string> }
+
+export function MetricsPage({ ctx, dataset, metrics, values = {}, errors, draft }: {
+  ctx: PageContext; dataset: DatasetRow; metrics: MetricView[]; values?: Record<string, string>; errors?: FieldErrors; draft?: PromptDraft;
 }) {
   const { t } = ctx;
   const canWrite = ctx.user?.role === 'admin' || ctx.user?.role === 'expert';
@@ -25,11 +33,14 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors }: {
       <h1>{t('metrics.title')}</h1>
       <p class="lead">{t('metrics.lead')}</p>
       {metrics.map((m) => (
-        <details class="card metric" id={`m-${m.key}`}>
+        <details class="card metric" id={`m-${m.key}`} open={draft?.metric === m.key || (m.settings !== undefined && errors?.settings !== undefined)}>
           <summary><strong class="mono">{m.key}</strong> {m.custom && <span class="badge">{t('metrics.custom')}</span>} {m.kind === 'non_llm' && <span class="badge">{t('runs.no_llm')}</span>}
             <span class="sub"> {m.steps.map((s) => `${s.step} ${s.current.version === null ? t('runs.default_prompt') : `v${s.current.version}`}`).join(' · ')}</span></summary>
-          {m.steps.length > 0 && <p><a class="btn small" href={`/datasets/${dataset.id}/metrics/${m.key}/export`}>{t('lab.export')}</a></p>}
-          {m.steps.map((s) => (
+          {m.settings && <MetricSettingsForm ctx={ctx} datasetId={dataset.id} metric={m.key} v={m.settings} canWrite={canWrite} error={errors?.settings} />}
+          {m.ragas && <RagasExport ctx={ctx} datasetId={dataset.id} v={m.ragas} />}
+          {m.steps.map((s) => {
+            const d = draft?.metric === m.key && draft.step === s.step ? draft.fields : undefined;
+            return (
             <section class="prompt-step">
               <h3>{s.step} <span class="sub">{s.current.version === null ? t('metrics.default_lang', { lang: t(`lang.${s.current.language}`) }) : t('metrics.version_n', { n: s.current.version })}</span></h3>
               {canWrite ? (
@@ -37,21 +48,22 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors }: {
                   <Csrf token={ctx.csrfToken} />
                   <input type="hidden" name="metric" value={m.key} />
                   <input type="hidden" name="step" value={s.step} />
+                  {d && errors?.prompt && <div class="alert" role="alert">{errors.prompt}</div>}
                   <div class="field"><label for={`i-${m.key}-${s.step}`}>{t('metrics.instruction')}</label>
-                    <textarea id={`i-${m.key}-${s.step}`} name="instruction" rows={6}>{s.current.instruction}</textarea></div>
+                    <textarea id={`i-${m.key}-${s.step}`} name="instruction" rows={6}>{d?.instruction ?? s.current.instruction}</textarea></div>
                   <div class="field"><label for={`o-${m.key}-${s.step}`}>{t('metrics.output_format')}</label>
-                    <textarea id={`o-${m.key}-${s.step}`} name="output_format" rows={2}>{s.current.output_format}</textarea></div>
+                    <textarea id={`o-${m.key}-${s.step}`} name="output_format" rows={2}>{d?.output_format ?? s.current.output_format}</textarea></div>
                   <div class="field"><label for={`e-${m.key}-${s.step}`}>{t('metrics.examples')}</label>
-                    <textarea id={`e-${m.key}-${s.step}`} name="examples" rows={6} class="mono">{JSON.stringify(s.current.examples, null, 2)}</textarea>
-                    <p class="hint">{t('metrics.examples_hint')}</p></div>
+                    <textarea id={`e-${m.key}-${s.step}`} name="examples" rows={6} class="mono" aria-invalid={d && errors?.prompt ? 'true' : undefined}>{d?.examples ?? JSON.stringify(s.current.examples, null, 2)}</textarea>
+                    <p class="hint">{t('metrics.examples_hint')}</p><p class="hint mono">{t('examples.shape', { shape: s.shape })}</p></div>
                   <div class="row">
                     <div class="field"><label for={`l-${m.key}-${s.step}`}>{t('field.language')}</label>
                       <select id={`l-${m.key}-${s.step}`} name="language">
-                        <option value="zh" selected={s.current.language === 'zh'}>{t('lang.zh')}</option>
-                        <option value="en" selected={s.current.language === 'en'}>{t('lang.en')}</option>
+                        <option value="zh" selected={(d?.language ?? s.current.language) === 'zh'}>{t('lang.zh')}</option>
+                        <option value="en" selected={(d?.language ?? s.current.language) === 'en'}>{t('lang.en')}</option>
                       </select></div>
                     <div class="field"><label for={`n-${m.key}-${s.step}`}>{t('metrics.note')}</label>
-                      <input id={`n-${m.key}-${s.step}`} name="note" maxLength={500} /></div>
+                      <input id={`n-${m.key}-${s.step}`} name="note" maxLength={500} value={d?.note ?? ''} /></div>
                   </div>
                   <button class="btn small primary" type="submit">{t('metrics.save_version')}</button>
                 </form>
@@ -63,7 +75,8 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors }: {
                 </table>
               )}
             </section>
-          ))}
+            );
+          })}
           {m.steps.length === 0 && <p class="sub">{t('metrics.no_prompts')}</p>}
         </details>
       ))}

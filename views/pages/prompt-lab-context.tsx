@@ -27,7 +27,7 @@ export function ContextCandidates({ ctx, datasetId, candidates }: { ctx: PageCon
                 <td class={c.judge !== null && String(c.judge) !== c.gold ? 'warn-text' : 'sub'}>{c.judge === null ? '—' : t(c.judge === 1 ? 'ctxr.relevant' : 'ctxr.not_relevant')}</td>
                 <td class="sub">{c.rationale}</td>
                 <td><button class="btn small" type="submit" form="draft-form" formaction={`/datasets/${datasetId}/prompt-lab/add-example`} name="example"
-                  value={candidateValue(c)} aria-label={t('labc.add_aria', { rank: c.index + 1, id: c.response_id })}>{t('lab.add_example')}</button></td>
+                  value={candidateValue(c)} aria-label={t('labc.add_aria', { rank: c.index + 1, id: c.response_id })}>{t('lab.add_from_label')}</button></td>
               </tr>
             ))}
           </tbody>

@@ -11,13 +11,21 @@ import type { PromptComparison } from '../../server/calibration/compare.ts';
 import type { ContextCandidate } from '../../server/calibration/lab-context.ts';
 import { ContextCandidates } from './prompt-lab-context.tsx';
 
-export interface ExampleCandidate { response_id: number; question: string; answer: string; gold: string; rationale: string; corrected_answer: string }
+export interface ExampleCandidate {
+  response_id: number; question: string; answer: string; gold: string; rationale: string; corrected_answer: string;
+  /** The step's example can be made from this item's label / from the judge's recorded call of the step. */
+  from_label: boolean; from_trace: boolean;
+}
 
 export interface LabState {
   metric: string; metrics: string[]; step: string; steps: string[]; criterion: Criterion; criteria: Criterion[];
   current: PromptInUse; draft: PromptTemplate; candidates: ExampleCandidate[]; runs: RunRow[];
   /** A step judged per retrieved context (verify): its candidates are labelled contexts; null otherwise. */
   contextCandidates: ContextCandidate[] | null;
+  /** Whether an expert's label can decide this step's output (else examples come from the judge's traces). */
+  labels_inform_step: boolean;
+  /** One example of the step with placeholder values. */
+  example_shape: string;
   parts: { calibration: number; held_out: number };
   /** Held-out final checks of this metric so far: a second one spends the held-out part. */
   heldOutLooks: number;
@@ -72,6 +80,7 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
               <textarea id="d-output" name="output_format" rows={3}>{s.draft.output_format}</textarea></div>
             <div class="field"><label for="d-examples">{t('metrics.examples')}</label>
               <textarea id="d-examples" name="examples" rows={8} class="mono">{JSON.stringify(s.draft.examples, null, 2)}</textarea>
+              <p class="hint mono">{t('examples.shape', { shape: s.example_shape })}</p>
               {errors?.examples && <p class="error" role="alert">{errors.examples}</p>}</div>
             <input type="hidden" name="language" value={s.draft.language} />
             <div class="field"><label for="d-note">{t('metrics.note')}</label><input id="d-note" name="note" maxLength={500} /></div>
@@ -83,15 +92,21 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
       {s.contextCandidates ? <ContextCandidates ctx={ctx} datasetId={dataset.id} candidates={s.contextCandidates} /> : <section class="card" aria-labelledby="examples-h">
         <h2 id="examples-h">{t('lab.pick')}</h2>
         <p class="hint">{t('lab.pick_hint')}</p>
+        {!s.labels_inform_step && <p class="hint">{t('lab.add_from_trace_hint')}</p>}
         {s.candidates.length === 0 ? <p class="sub">{t('lab.no_candidates')}</p> : (
           <table class="table">
             <thead><tr><th scope="col">{t('field.question')}</th><th scope="col">{t('field.answer')}</th><th scope="col">{t('response.gold')}</th><th scope="col">{t('field.rationale')}</th><th scope="col"><span class="sr-only">{t('users.actions')}</span></th></tr></thead>
             <tbody>
               {s.candidates.map((c) => (
-                <tr>
+                <tr id={`cand-${c.response_id}`}>
                   <td>{c.question}</td><td class="sub">{c.answer}</td><td><strong>{c.gold}</strong></td>
                   <td class="sub">{c.rationale}{c.corrected_answer && <div>{t('field.corrected_answer')}: {c.corrected_answer}</div>}</td>
-                  <td><button class="btn small" type="submit" form="draft-form" formaction={`/datasets/${dataset.id}/prompt-lab/add-example`} name="example" value={c.response_id}>{t('lab.add_example')}</button></td>
+                  <td class="actions">
+                    {c.from_label && <button class="btn small" type="submit" form="draft-form" formaction={`/datasets/${dataset.id}/prompt-lab/add-example?source=label`}
+                      name="example" value={c.response_id}>{t('lab.add_from_label')}</button>}
+                    {c.from_trace && <button class="btn small" type="submit" form="draft-form" formaction={`/datasets/${dataset.id}/prompt-lab/add-example?source=trace`}
+                      name="example" value={c.response_id}>{t('lab.add_from_trace')}</button>}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -72,7 +72,7 @@ export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run
 }
 
 export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady, showArchived, plan }: {
-  ctx: PageContext; dataset: DatasetRow; runs: RunListItem[]; metrics: { key: string; kind: string }[]; systems: readonly string[];
+  ctx: PageContext; dataset: DatasetRow; runs: RunListItem[]; metrics: { key: string; kind: string; suggested?: boolean }[]; systems: readonly string[];
   values?: Record<string, string>; errors?: FieldErrors; judgeReady: boolean; showArchived: boolean; plan: RunPlanView;
 }) {
   const { t } = ctx;
@@ -115,7 +115,7 @@ export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, er
           <div class="row">
             <Field name="metric" label={t('runs.metric')} errors={errors}>
               <select id="f-metric" name="metric">
-                {metrics.map((m) => <option value={m.key} selected={values.metric === m.key}>{`${m.key}${m.kind === 'non_llm' ? ` (${t('runs.no_llm')})` : ''}`}</option>)}
+                {metrics.map((m) => <option value={m.key} selected={values.metric === m.key}>{`${m.key}${m.kind === 'non_llm' ? ` (${t('runs.no_llm')})` : ''}${m.suggested ? ` · ${t('ragas.suggested_zh')}` : ''}`}</option>)}
               </select>
             </Field>
             <Field name="name" label={t('runs.name')} errors={errors} hint={t('runs.name_hint')}>

@@ -10,9 +10,10 @@ import { CLASSIFY_PROMPTS } from '../prompts/correctness.ts';
 import { STATEMENTS_PROMPTS } from '../prompts/statements.ts';
 import type { MetricDefinition } from '../types.ts';
 import { defineMetric, f4 } from './pipeline.ts';
-import { cleanStatements, StatementsSchema } from './statements.ts';
+import { cleanStatements, StatementsInput, StatementsSchema } from './statements.ts';
 
 const StatementWithReason = z.object({ statement: z.string(), reason: z.string() });
+export const ClassifyInput = z.object({ question: z.string(), answer: z.array(z.string()), ground_truth: z.array(z.string()) });
 export const ClassificationSchema = z.object({
   TP: z.array(StatementWithReason),
   FP: z.array(StatementWithReason),
@@ -41,12 +42,13 @@ export function createAnswerCorrectness(options: AnswerCorrectnessOptions = {}):
 
   return defineMetric({
     key: 'answer_correctness',
+    ragas_column: 'answer_correctness',
     kind: 'llm',
     needs: ['ground_truth'],
     uses_embeddings: useSimilarity,
     steps: [
-      { step: 'statements', defaults: STATEMENTS_PROMPTS },
-      { step: 'classify', defaults: CLASSIFY_PROMPTS },
+      { step: 'statements', defaults: STATEMENTS_PROMPTS, input: StatementsInput, output: StatementsSchema },
+      { step: 'classify', defaults: CLASSIFY_PROMPTS, input: ClassifyInput, output: ClassificationSchema },
     ],
     async run(item, p) {
       // Trace order: the answer's statements first, then the ground truth's.

@@ -1,8 +1,10 @@
 // answer_relevancy (Ragas "response relevancy"): the judge writes the question the answer replies
 // to, n = 3 times, each with a noncommittal flag; the user's question and the generated questions
 // are embedded (one request) and the score is their mean cosine similarity, set to 0 by the
-// noncommittal rule. Default rule 'any' (one noncommittal generation zeroes the score), the rule of
-// Ragas 0.1–0.3; 'all' is the rule of Ragas since PR #2327 / 0.4 (see server/metrics).
+// noncommittal rule. Default rule 'all' (0 only when every generation is noncommittal), Ragas 0.4's;
+// 'any' (one noncommittal generation zeroes the score), the rule of Ragas 0.1–0.3, is a setting of
+// the metric (server/judge/metric-settings.ts). As in Ragas 0.4, a generated question that is the
+// empty string is embedded with the others; when all of them are empty there is no score.
 // Calls per item: 3 chat + 1 embeddings request. Ragas 0.4 (collections) and Ragas 0.2/0.3 with an
 // LLM without the `n` parameter (e.g. Tongyi in the course) also make 3 chat calls; Ragas 0.2/0.3
 // with ChatOpenAI sends one request with n = 3, which the Judge interface cannot express.
@@ -15,6 +17,7 @@ import { QUESTION_PROMPTS } from '../prompts/relevancy.ts';
 import type { MetricDefinition } from '../types.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
 
+export const QuestionInput = z.object({ answer: z.string(), variant: z.number().int().min(1) });
 export const QuestionSchema = z.object({ question: z.string(), noncommittal: Verdict01 });
 
 export interface AnswerRelevancyMetricOptions {
@@ -25,25 +28,26 @@ export interface AnswerRelevancyMetricOptions {
 
 export function createAnswerRelevancy(options: AnswerRelevancyMetricOptions = {}): MetricDefinition {
   const n = options.strictness ?? 3;
-  const rule = options.rule ?? 'any';
+  const rule = options.rule ?? 'all';
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`strictness must be a positive integer (got ${n})`);
 
   return defineMetric({
     key: 'answer_relevancy',
+    ragas_column: 'answer_relevancy',
     kind: 'llm',
     needs: [],
     uses_embeddings: true,
-    steps: [{ step: 'questions', defaults: QUESTION_PROMPTS }],
+    steps: [{ step: 'questions', defaults: QUESTION_PROMPTS, input: QuestionInput, output: QuestionSchema }],
     async run(item, p) {
       const generations = await Promise.all(Array.from({ length: n }, (_, i) =>
         p.ask('questions', 'question_generation', QuestionSchema, { answer: item.answer, variant: i + 1 })));
       const failed = generations.find((g) => !g.ok);
       if (failed && !failed.ok) return p.failed('questions', failed.reason);
-      // Generations with an empty question are dropped before embedding, as Ragas does.
-      const usable = generations.flatMap((g) => (g.ok && g.value.question.trim() !== '' ? [g.value] : []));
+      const usable = generations.flatMap((g) => (g.ok ? [g.value] : []));
       p.values['generated'] = usable;
       p.values['rule'] = rule;
-      if (usable.length === 0) return p.skipped('no_generated_questions', 'the judge generated no question; not scored');
+      // Ragas 0.4: NaN when every generated question is "", else every question (empty ones too) is embedded.
+      if (usable.every((g) => g.question === '')) return p.skipped('no_generated_questions', 'every generated question is empty (Ragas: NaN); not scored');
 
       const embedded = await p.embed([item.question, ...usable.map((g) => g.question)]);
       if (!embedded.ok) return p.error(embedded.reason, `embedding the questions failed (${embedded.reason}); no score`);

@@ -65,13 +65,14 @@ export function describePrecision(verdicts: readonly (0 | 1)[], value: number): 
   return `${list} → Σ precision@k·v_k / Σ v_k = (${terms.join(' + ')}) / ${relevant} = ${f4(value)}`;
 }
 
-function createContextPrecision(key: string, reference: 'ground_truth' | 'answer'): MetricDefinition {
+function createContextPrecision(key: string, column: string, reference: 'ground_truth' | 'answer'): MetricDefinition {
   return defineMetric({
     key,
+    ragas_column: column,
     kind: 'llm',
     needs: reference === 'ground_truth' ? ['ground_truth', 'retrieved_contexts'] : ['retrieved_contexts'],
     uses_embeddings: false,
-    steps: [{ step: 'verify', defaults: VERIFY_PROMPTS }],
+    steps: [{ step: 'verify', defaults: VERIFY_PROMPTS, input: VerifyInput, output: VerificationSchema }],
     async run(item, p) {
       const answer = reference === 'ground_truth' ? item.ground_truth : item.answer;
       const judged = await Promise.all(item.retrieved_contexts.map((context) =>
@@ -87,5 +88,5 @@ function createContextPrecision(key: string, reference: 'ground_truth' | 'answer
   });
 }
 
-export const contextPrecisionMetric = createContextPrecision('context_precision', 'ground_truth');
-export const contextPrecisionWithoutReferenceMetric = createContextPrecision('context_precision_without_reference', 'answer');
+export const contextPrecisionMetric = createContextPrecision('context_precision', 'context_precision', 'ground_truth');
+export const contextPrecisionWithoutReferenceMetric = createContextPrecision('context_precision_without_reference', 'llm_context_precision_without_reference', 'answer');

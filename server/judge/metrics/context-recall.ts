@@ -10,16 +10,18 @@ import { contextRecall } from '../../metrics/index.ts';
 import { ATTRIBUTE_PROMPTS } from '../prompts/context.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
 
+export const AttributeInput = z.object({ question: z.string(), context: z.string(), reference: z.string() });
 export const AttributionSchema = z.object({
   classifications: z.array(z.object({ statement: z.string(), reason: z.string(), attributed: Verdict01 })),
 });
 
 export const contextRecallMetric = defineMetric({
   key: 'context_recall',
+  ragas_column: 'context_recall',
   kind: 'llm',
   needs: ['ground_truth'],
   uses_embeddings: false,
-  steps: [{ step: 'attribute', defaults: ATTRIBUTE_PROMPTS }],
+  steps: [{ step: 'attribute', defaults: ATTRIBUTE_PROMPTS, input: AttributeInput, output: AttributionSchema }],
   async run(item, p) {
     if (item.retrieved_contexts.length === 0) {
       return p.ok(0, 'no context was retrieved, so no statement of the ground truth can be attributed → 0');

@@ -12,7 +12,7 @@ import { composite } from '../../metrics/index.ts';
 import type { CompositeComponent } from '../../metrics/index.ts';
 import { rubricOutputFormat } from '../prompts/rubric.ts';
 import type { RubricCategory, RubricOutput } from '../prompts/rubric.ts';
-import type { Language, MetricDefinition, PromptInUse, PromptTemplate, ScoreResult, TraceStep } from '../types.ts';
+import type { LabelledItem, Language, MetricDefinition, PromptExample, PromptInUse, PromptTemplate, ScoreResult, TraceStep } from '../types.ts';
 import { defineMetric, f4 } from './pipeline.ts';
 
 export type { RubricCategory, RubricOutput } from '../prompts/rubric.ts';
@@ -22,7 +22,7 @@ const LANGUAGES: readonly Language[] = ['en', 'zh'];
 const TemplateSchema = z.object({
   instruction: z.string().trim().min(1),
   output_format: z.string().default(''),
-  examples: z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown() })).default([]),
+  examples: z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown(), response_id: z.number().int().optional() })).default([]),
   language: z.enum(['en', 'zh']),
 });
 
@@ -59,6 +59,24 @@ function replySchema(output: RubricOutput, categories: readonly RubricCategory[]
       const [first, ...rest] = categories.map((c) => c.value);
       return z.object({ reason: z.string(), value: z.enum([first!, ...rest]) });
     }
+  }
+}
+
+/** What a rubric's prompt is rendered with; an example may leave out the fields its instruction does not use. */
+export const RubricInput = z.object({ question: z.string(), answer: z.string(), ground_truth: z.string().optional(), contexts: z.array(z.string()).optional() });
+
+/**
+ * The rubric value an expert's gold label stands for, or null when the criterion does not speak the
+ * rubric's scale: binary gold for pass/fail (and 0/1 scores), ordinal 1–5 gold for a 1–5 grade,
+ * numeric 0–1 gold for a 0–1 score, a categorical gold that is one of the rubric's categories.
+ */
+function rubricValueOf(output: RubricOutput, categories: readonly RubricCategory[], l: LabelledItem): number | string | null {
+  const n = Number(l.gold);
+  switch (output) {
+    case 'binary': return l.criterion.kind === 'binary' && (l.gold === '0' || l.gold === '1') ? n : null;
+    case 'scale_1_5': return l.criterion.kind === 'ordinal' && l.criterion.scale_min === 1 && l.criterion.scale_max === 5 && Number.isInteger(n) && n >= 1 && n <= 5 ? n : null;
+    case 'score_0_1': return (l.criterion.kind === 'numeric' || l.criterion.kind === 'binary') && l.gold.trim() !== '' && n >= 0 && n <= 1 ? n : null;
+    case 'categorical': return l.criterion.kind === 'categorical' && categories.some((c) => c.value === l.gold) ? l.gold : null;
   }
 }
 
@@ -101,7 +119,17 @@ export function customRubricMetric(config: CustomRubricConfig): MetricDefinition
     kind: 'llm',
     needs,
     uses_embeddings: false,
-    steps: [{ step: 'rubric', defaults }],
+    steps: [{
+      step: 'rubric', defaults, input: RubricInput, output: schema,
+      // The expert's label decides the rubric's verdict: the item is the input, the gold value and
+      // the expert's rationale the output.
+      fromLabel(l): PromptExample[] {
+        const value = rubricValueOf(output, categories, l);
+        if (value === null) return [];
+        const input = { question: l.item.question, answer: l.item.answer, ground_truth: l.item.ground_truth, contexts: l.item.retrieved_contexts };
+        return [{ input, output: { reason: l.rationale, value }, response_id: l.response_id }];
+      },
+    }],
     async run(item, p) {
       const input = { question: item.question, answer: item.answer, ground_truth: item.ground_truth, contexts: item.retrieved_contexts };
       const judged = await p.ask('rubric', 'rubric_verdict', schema, input, { placeholders: 'exclusive' });
@@ -152,7 +180,7 @@ export function compositeMetric(config: CompositeConfig): MetricDefinition {
     kind: active.some((c) => c.metric.kind === 'llm') ? 'llm' : 'non_llm',
     needs: unionNeeds(active.map((c) => c.metric)),
     uses_embeddings: active.some((c) => c.metric.uses_embeddings),
-    steps: active.flatMap((c) => c.metric.steps.map((s) => ({ step: `${c.metric.key}.${s.step}`, defaults: s.defaults }))),
+    steps: active.flatMap((c) => c.metric.steps.map((s) => ({ ...s, step: `${c.metric.key}.${s.step}` }))),
 
     async score(item, ctx): Promise<ScoreResult> {
       const steps: TraceStep[] = [];

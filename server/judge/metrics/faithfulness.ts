@@ -8,20 +8,22 @@ import { faithfulness } from '../../metrics/index.ts';
 import { NLI_PROMPTS } from '../prompts/faithfulness.ts';
 import { STATEMENTS_PROMPTS } from '../prompts/statements.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
-import { cleanStatements, StatementsSchema } from './statements.ts';
+import { cleanStatements, StatementsInput, StatementsSchema } from './statements.ts';
 
+export const NliInput = z.object({ context: z.string(), statements: z.array(z.string()) });
 export const NliSchema = z.object({
   statements: z.array(z.object({ statement: z.string(), reason: z.string(), verdict: Verdict01 })),
 });
 
 export const faithfulnessMetric = defineMetric({
   key: 'faithfulness',
+  ragas_column: 'faithfulness',
   kind: 'llm',
   needs: ['retrieved_contexts'],
   uses_embeddings: false,
   steps: [
-    { step: 'statements', defaults: STATEMENTS_PROMPTS },
-    { step: 'nli', defaults: NLI_PROMPTS },
+    { step: 'statements', defaults: STATEMENTS_PROMPTS, input: StatementsInput, output: StatementsSchema },
+    { step: 'nli', defaults: NLI_PROMPTS, input: NliInput, output: NliSchema },
   ],
   async run(item, p) {
     const extracted = await p.ask('statements', 'statements', StatementsSchema, { question: item.question, text: item.answer });

@@ -9,6 +9,8 @@
 //   answer_relevancy          3 chat + 1 embeddings request   (Ragas 0.4: 3 chat + 2 embedding requests;
 //                                                               0.2/0.3 with ChatOpenAI: 1 request with n = 3)
 //   non-LLM metrics           none
+// Every built-in metric names the column Ragas writes it in (ragas_column), except goldset's own
+// Chinese-aware bleu_zh and rouge_l_zh.
 
 import type { Language, MetricDefinition, PromptInUse } from '../types.ts';
 import { answerCorrectnessMetric } from './answer-correctness.ts';
@@ -17,7 +19,8 @@ import { contextPrecisionMetric, contextPrecisionWithoutReferenceMetric } from '
 import { contextRecallMetric } from './context-recall.ts';
 import { faithfulnessMetric } from './faithfulness.ts';
 import {
-  bleuMetric, exactMatchMetric, levenshteinSimilarityMetric, nonLlmContextPrecisionMetric, nonLlmContextRecallMetric, rougeLMetric, stringPresenceMetric,
+  bleuScoreMetric, bleuZhMetric, exactMatchMetric, nonLlmContextPrecisionMetric, nonLlmContextRecallMetric, rougeLZhMetric, rougeScoreMetric,
+  stringPresentMetric, stringSimilarityMetric,
 } from './non-llm.ts';
 import { defaultPrompts as defaultPromptsOf } from './pipeline.ts';
 
@@ -30,13 +33,18 @@ export const BUILTIN_METRICS: Record<string, MetricDefinition> = Object.assign(O
   contextRecallMetric,
   answerRelevancyMetric,
   exactMatchMetric,
-  stringPresenceMetric,
-  levenshteinSimilarityMetric,
-  bleuMetric,
-  rougeLMetric,
+  stringPresentMetric,
+  stringSimilarityMetric,
+  bleuScoreMetric,
+  rougeScoreMetric,
   nonLlmContextPrecisionMetric,
   nonLlmContextRecallMetric,
+  bleuZhMetric,
+  rougeLZhMetric,
 ].map((m) => [m.key, m])));
+
+/** goldset's own variants offered first for Chinese datasets, where Ragas's BLEU and ROUGE see no Chinese words. */
+export const CHINESE_AWARE_METRICS: readonly string[] = ['bleu_zh', 'rouge_l_zh'];
 
 export function getMetric(key: string): MetricDefinition | undefined {
   return Object.hasOwn(BUILTIN_METRICS, key) ? BUILTIN_METRICS[key] : undefined;

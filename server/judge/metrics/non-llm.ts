@@ -1,19 +1,24 @@
-// Non-LLM metrics: the answer against the ground truth (exact match, string presence, Levenshtein
-// similarity, BLEU, ROUGE-L) and the retrieved against the reference contexts (non-LLM context
-// precision with match ≥ 0.5, recall with match > 0.5, as Ragas). No judge calls; the arithmetic is
-// server/metrics, and the trace shows the figures it used.
+// Non-LLM metrics. The ones named as Ragas's give Ragas 0.4.3's value on the same strings
+// (test/metrics/ragas-nonllm-values.test.ts holds them to the values measured with Ragas):
+// exact_match, string_present, non_llm_string_similarity, bleu_score, rouge_score (column
+// rouge_score(mode=fmeasure)), non_llm_context_precision_with_reference, non_llm_context_recall.
+// Where Ragas raises or returns NaN the item is not scored. Ragas's BLEU and ROUGE are useless on
+// unspaced Chinese (one token per sentence; every Chinese character dropped), so goldset adds
+// Chinese-aware variants under their own names, bleu_zh and rouge_l_zh (character n-grams for
+// Chinese), suggested for zh datasets. No judge calls; the arithmetic is server/metrics.
 
 import {
-  bleu, exactMatch, levenshteinDistance, levenshteinSimilarity, nonLlmContextPrecision, nonLlmContextRecall, rougeL, stringPresence,
+  bleuScore, bleuZh, exactMatch, levenshteinDistance, levenshteinSimilarity, nonLlmContextPrecision, nonLlmContextRecall, rougeLZh,
+  rougeScore, stringPresence,
 } from '../../metrics/index.ts';
 import type { MetricDefinition, ScoreResult } from '../types.ts';
-import { describePrecision } from './context-precision.ts';
 import { defineMetric, f4 } from './pipeline.ts';
 import type { Pipeline } from './pipeline.ts';
 
-function answerMetric(key: string, run: (answer: string, truth: string, p: Pipeline) => ScoreResult): MetricDefinition {
+function answerMetric(key: string, column: string | null, run: (answer: string, truth: string, p: Pipeline) => ScoreResult): MetricDefinition {
   return defineMetric({
     key,
+    ...(column !== null ? { ragas_column: column } : {}),
     kind: 'non_llm',
     needs: ['ground_truth'],
     uses_embeddings: false,
@@ -22,66 +27,87 @@ function answerMetric(key: string, run: (answer: string, truth: string, p: Pipel
   });
 }
 
-export const exactMatchMetric = answerMetric('exact_match', (a, t, p) => {
+export const exactMatchMetric = answerMetric('exact_match', 'exact_match', (a, t, p) => {
   const v = exactMatch(a, t);
   return p.ok(v, `answer ${v === 1 ? 'is identical to' : 'differs from'} the ground truth → ${v}`);
 });
 
-export const stringPresenceMetric = answerMetric('string_presence', (a, t, p) => {
+export const stringPresentMetric = answerMetric('string_present', 'string_present', (a, t, p) => {
   const v = stringPresence(a, t);
   return p.ok(v, `the ground truth ${v === 1 ? 'occurs' : 'does not occur'} in the answer → ${v}`);
 });
 
-export const levenshteinSimilarityMetric = answerMetric('levenshtein_similarity', (a, t, p) => {
+export const stringSimilarityMetric = answerMetric('non_llm_string_similarity', 'non_llm_string_similarity', (a, t, p) => {
   const v = levenshteinSimilarity(a, t);
   const d = levenshteinDistance(a, t);
   const longest = Math.max(Array.from(a).length, Array.from(t).length);
   p.values['distance'] = d;
   p.values['longest'] = longest;
-  return p.ok(v, longest === 0 ? 'both texts empty → 1' : `1 − distance / longest = 1 − ${d}/${longest} = ${f4(v)}`);
+  return p.ok(v, longest === 0 ? 'both texts empty → 1' : `1 − Levenshtein distance / longest = 1 − ${d}/${longest} = ${f4(v)}`);
 });
 
-export const bleuMetric = answerMetric('bleu', (a, t, p) => {
-  const v = bleu(a, t);
-  return p.ok(v, `BLEU (4-gram, brevity penalty, exp smoothing; Chinese per character) = ${f4(v)}`);
+export const bleuScoreMetric = answerMetric('bleu_score', 'bleu_score', (a, t, p) => {
+  const v = bleuScore(a, t);
+  const sentences = a.split('. ').length;
+  p.values['reference_sentences'] = t.split('. ').length;
+  return p.ok(v, `Ragas BLEU: the answer's first sentence${sentences > 1 ? ` (of ${sentences}, split on ". ")` : ''} against the `
+    + `ground truth's sentences, sacreBLEU 13a tokens, 4-gram, brevity penalty, exp smoothing = ${f4(v)}`);
 });
 
-export const rougeLMetric = answerMetric('rouge_l', (a, t, p) => {
-  const v = rougeL(a, t);
-  return p.ok(v, `ROUGE-L F1 (longest common subsequence of tokens) = ${f4(v)}`);
+export const rougeScoreMetric = answerMetric('rouge_score', 'rouge_score(mode=fmeasure)', (a, t, p) => {
+  const { precision, recall, fmeasure } = rougeScore(a, t);
+  return p.ok(fmeasure, `Ragas ROUGE-L (rouge_score, Porter stemmer, [a-z0-9] tokens): P = ${f4(precision)}, R = ${f4(recall)}, F = ${f4(fmeasure)}`);
+});
+
+export const bleuZhMetric = answerMetric('bleu_zh', null, (a, t, p) => {
+  const v = bleuZh(a, t);
+  return p.ok(v, `BLEU of the whole answer, every Chinese character a token (sacreBLEU zh rules), 4-gram, brevity penalty, exp smoothing = ${f4(v)}`);
+});
+
+export const rougeLZhMetric = answerMetric('rouge_l_zh', null, (a, t, p) => {
+  const v = rougeLZh(a, t);
+  return p.ok(v, `ROUGE-L F1, every Chinese character a token, letters of every script kept = ${f4(v)}`);
 });
 
 function best(text: string, candidates: readonly string[]): number {
   return Math.max(...candidates.map((c) => levenshteinSimilarity(text, c)));
 }
 
+const NO_REFERENCE = 'no reference contexts to compare with (Ragas: NaN or an error); not scored';
+
 export const nonLlmContextPrecisionMetric = defineMetric({
-  key: 'non_llm_context_precision',
+  key: 'non_llm_context_precision_with_reference',
+  ragas_column: 'non_llm_context_precision_with_reference',
   kind: 'non_llm',
-  needs: ['retrieved_contexts', 'reference_contexts'],
+  needs: [],
   uses_embeddings: false,
   steps: [],
   async run(item, p) {
+    const score = nonLlmContextPrecision(item.retrieved_contexts, item.reference_contexts);
+    if (score.value === null) return p.skipped(score.reason, NO_REFERENCE);
+    if (item.retrieved_contexts.length === 0) return p.ok(score.value, 'no context was retrieved → 0 (as Ragas)');
     const similarities = item.retrieved_contexts.map((c) => best(c, item.reference_contexts));
-    const verdicts = similarities.map((s) => (s >= 0.5 ? 1 : 0) as 0 | 1);
+    const verdicts = similarities.map((s) => (s >= 0.5 ? 1 : 0));
     p.values['best_similarity'] = similarities;
     p.values['verdicts'] = verdicts;
-    const score = nonLlmContextPrecision(item.retrieved_contexts, item.reference_contexts);
-    if (score.value === null) return p.skipped(score.reason, 'nothing to compare; not scored');
-    return p.ok(score.value, `relevant = best Levenshtein similarity to a reference context ≥ 0.5; ${describePrecision(verdicts, score.value)}`);
+    const relevant = verdicts.reduce<number>((s, v) => s + v, 0);
+    return p.ok(score.value, `relevant = best Levenshtein similarity to a reference context ≥ 0.5: verdicts [${verdicts.join(', ')}]; `
+      + `Σ precision@k·v_k / (Σ v_k + 1e-10) with Σ v_k = ${relevant} → ${score.value}`);
   },
 });
 
 export const nonLlmContextRecallMetric = defineMetric({
   key: 'non_llm_context_recall',
+  ragas_column: 'non_llm_context_recall',
   kind: 'non_llm',
-  needs: ['reference_contexts'],
+  needs: [],
   uses_embeddings: false,
   steps: [],
   async run(item, p) {
     const score = nonLlmContextRecall(item.retrieved_contexts, item.reference_contexts);
-    if (score.value === null) return p.skipped(score.reason, 'no reference contexts; not scored');
-    if (item.retrieved_contexts.length === 0) return p.ok(score.value, 'no context was retrieved, so every reference context is missed → 0');
+    if (score.value === null) {
+      return p.skipped(score.reason, score.reason === 'no_contexts' ? 'no context was retrieved (Ragas raises); not scored' : NO_REFERENCE);
+    }
     const similarities = item.reference_contexts.map((r) => best(r, item.retrieved_contexts));
     const found = similarities.filter((s) => s > 0.5).length;
     p.values['best_similarity'] = similarities;

@@ -44,10 +44,10 @@ export class Pipeline {
       return { ok: false, reason: 'missing_prompt' };
     }
     const messages = renderPrompt(prompt, input, render);
-    const base: TraceStep = { step, prompt_version: prompt.version, messages, raw: null, parsed: null, cached: false };
+    const base: TraceStep = { step, prompt_version: prompt.version, input, messages, raw: null, parsed: null, cached: false };
     this.steps.push(base);
     try {
-      const res = await this.judge.chatJson(messages, schema, schemaName);
+      const res = await this.judge.chatJson(messages, schema, schemaName, { language: prompt.language });
       if (res.ok) {
         this.steps[slot] = { ...base, raw: res.raw, parsed: res.value, cached: res.cached };
         return { ok: true, value: res.value };
@@ -116,6 +116,7 @@ export function missingNeed(item: ScoringItem, needs: MetricDefinition['needs'])
 
 export interface PipelineSpec {
   key: string;
+  ragas_column?: string;
   kind: MetricDefinition['kind'];
   needs: MetricDefinition['needs'];
   uses_embeddings: boolean;
@@ -130,6 +131,7 @@ export interface PipelineSpec {
 export function defineMetric(spec: PipelineSpec): MetricDefinition {
   return {
     key: spec.key,
+    ...(spec.ragas_column !== undefined ? { ragas_column: spec.ragas_column } : {}),
     kind: spec.kind,
     needs: spec.needs,
     uses_embeddings: spec.uses_embeddings,

@@ -26,9 +26,11 @@ export interface RenderOptions {
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
-const WORDS: Record<Language, { examples: string; none: string; evaluate: string }> = {
-  en: { examples: 'Examples:', none: '(none)', evaluate: 'Evaluate the item given in the instructions above (the examples only illustrate the task). Reply with the JSON object only.' },
-  zh: { examples: '示例：', none: '（无）', evaluate: '请评估上面说明中给出的内容（示例仅作参考），只输出 JSON 对象。' },
+// Every word around the prompt's own text is in the prompt's language.
+const WORDS: Record<Language, { examples: string; input: string; output: string; none: string; evaluate: string }> = {
+  en: { examples: 'Examples:', input: 'Input: ', output: 'Output: ', none: '(none)',
+    evaluate: 'Evaluate the item given in the instructions above (the examples only illustrate the task). Reply with the JSON object only.' },
+  zh: { examples: '示例：', input: '输入：', output: '输出：', none: '（无）', evaluate: '请评估上面说明中给出的内容（示例仅作参考），只输出 JSON 对象。' },
 };
 
 /** "1. first\n2. second"; an empty list reads "(none)" so the judge is not left guessing. */
@@ -69,7 +71,8 @@ export function fillPlaceholders(
 
 function renderExamples(template: PromptTemplate): string {
   if (template.examples.length === 0) return '';
-  const blocks = template.examples.map((ex) => `Input: ${toJson(ex.input)}\nOutput: ${toJson(ex.output)}`);
+  const w = WORDS[template.language];
+  const blocks = template.examples.map((ex) => `${w.input}${toJson(ex.input)}\n${w.output}${toJson(ex.output)}`);
   return `${WORDS[template.language].examples}\n\n${blocks.join('\n\n')}`;
 }
 
@@ -86,7 +89,7 @@ export function renderPrompt(template: PromptTemplate, input: Record<string, unk
   const rest = exclusive ? [] : Object.keys(input).filter((k) => !used.has(k));
   const user = rest.length === 0
     ? WORDS[template.language].evaluate
-    : `Input: ${toJson(Object.fromEntries(rest.map((k) => [k, input[k]])))}`;
+    : `${WORDS[template.language].input}${toJson(Object.fromEntries(rest.map((k) => [k, input[k]])))}`;
   return [
     { role: 'system', content: system },
     { role: 'user', content: user },
