@@ -19,6 +19,7 @@ import { runManager } from './judge/runner.ts';
 import { calibrationService } from './calibration/service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
+import { releaseService } from './releases/service.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -47,6 +48,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     registry,
     runner: runManager(db, log, audit, { settings, prompts, registry }),
     calibration: calibrationService(db, audit, derived),
+    releases: releaseService(db, audit),
     sessionStore: new SqliteSessionStore(db),
   };
 }

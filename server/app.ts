@@ -29,6 +29,7 @@ import { calibrationRoutes } from './calibration/routes.ts';
 import { labRoutes } from './calibration/lab-routes.ts';
 import { reviewRoutes } from './review/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
+import { releaseRoutes } from './releases/routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -131,6 +132,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.use(calibrationRoutes(ctx));
   app.use(labRoutes(ctx));
   app.use(reviewRoutes(ctx));
+  app.use(releaseRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 

@@ -7,7 +7,9 @@ import { migrate, MigrationError } from './db/migrate.ts';
 import { createLogger } from './log.ts';
 import { createAppContext, type AppContext } from './app-context.ts';
 import { detectFormat, type ImportFormat } from './io/read.ts';
-import { EXPORT_FORMATS, writeExport, type ExportFormat } from './importexport/export.ts';
+import { EXPORT_FORMATS, datasetRecords, writeExport, writeRecordsXlsx, type ExportFormat } from './importexport/export.ts';
+import { XlsxLimitError } from './xlsx/write.ts';
+import { ReleaseUsageError, cmdRelease, exportRelease } from './releases/cli.ts';
 import { loadExampleData } from './datasets/example.ts';
 import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
 import { cmdScore, ScoreUsageError } from './judge/cli.ts';
@@ -19,13 +21,16 @@ import { translator } from './i18n/index.ts';
 const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
-  import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|goldset]
+  import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|xlsx|goldset] [--sheet NAME]
          [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric ...] [--run NAME]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
-        from a Ragas-style file into a dataset, creating it if needed
-  export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl --out FILE [--status approved|all] [--responses]
-        ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>);
-        goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
+        from a Ragas-style file (or a workbook's first or named sheet) into a dataset, creating it if needed
+  export --dataset NAME --format ragas-jsonl|ragas-csv|goldset-jsonl|xlsx --out FILE [--status approved|all] [--responses] [--release TAG]
+        ragas-* and xlsx: samples, or with --responses one record per response with gold labels (human.<criterion>);
+        goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore;
+        --release TAG: that release's content instead of the dataset as it is now
+  release --dataset NAME --tag TAG [--responses] [--note TEXT]
+        freeze the dataset's approved samples (with --responses: their responses and gold labels) as a release
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
   score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME]
@@ -76,10 +81,10 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   const language = (o.language as string | undefined) ?? 'en';
   if (language !== 'zh' && language !== 'en') throw new UsageError('--language must be zh or en');
   const format = (o.format as ImportFormat | undefined) ?? detectFormat(file);
-  if (!format || !['csv', 'jsonl', 'json'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json');
+  if (!format || !['csv', 'jsonl', 'json', 'xlsx'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json|xlsx');
   const { dataset, created } = ctx.datasets.ensure(null, name, language);
   const annotatorId = o.annotator ? annotatorFor(ctx, String(o.annotator)) : undefined;
-  const result = await ctx.imports.importFile(null, dataset.id, file, { format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined });
+  const result = await ctx.imports.importFile(null, dataset.id, file, { format, filename: file, sheet: o.sheet as string | undefined, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined });
   if (!result.ok) {
     if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
     if (result.scoreError) throw new UsageError(result.scoreError);
@@ -131,7 +136,7 @@ function criterionTypes(values: unknown): Record<string, (typeof KINDS)[number]>
   return out;
 }
 
-function cmdExport(ctx: AppContext, o: Opts, out: Out): number {
+async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
   const name = need(o.dataset as string | undefined, '--dataset NAME');
   const format = need(o.format as string | undefined, '--format') as ExportFormat;
   if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
@@ -140,18 +145,34 @@ function cmdExport(ctx: AppContext, o: Opts, out: Out): number {
   if (status !== 'approved' && status !== 'all') throw new UsageError('--status must be approved or all');
   const dataset = ctx.datasets.byName(name);
   if (!dataset) throw new UsageError(`no dataset named "${name}"`);
+  const what = format === 'goldset-jsonl' ? 'records' : o.responses ? 'responses' : 'samples';
+  if (typeof o.release === 'string') {
+    const n = await exportRelease(ctx, dataset.id, o.release, format, Boolean(o.responses), file);
+    out.print(`wrote ${n} ${what} of release ${o.release} to ${file}`, { ok: true, dataset: dataset.name, release: o.release, [what]: n, file, format });
+    return 0;
+  }
+  const src = { db: ctx.db, samples: ctx.samples.queries, criteria: ctx.criteria.forDataset(dataset.id) };
+  const opts = { datasetId: dataset.id, status, responses: Boolean(o.responses) } as const;
   const tmp = `${file}.partial`;
-  const fd = fs.openSync(tmp, 'w');
   let n: number;
-  try {
-    n = writeExport({ db: ctx.db, samples: ctx.samples.queries, criteria: ctx.criteria.forDataset(dataset.id) },
-      { datasetId: dataset.id, status, responses: Boolean(o.responses) }, format, (chunk) => fs.writeSync(fd, chunk));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+  if (format === 'xlsx') {
+    try {
+      n = await writeRecordsXlsx(datasetRecords(src, opts), fs.createWriteStream(tmp), { mtime: new Date(), sheet: dataset.name });
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      if (err instanceof XlsxLimitError) throw new UsageError(`${err.message}: export this dataset as ragas-jsonl or ragas-csv instead`);
+      throw err;
+    }
+  } else {
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      n = writeExport(src, opts, format, (chunk) => fs.writeSync(fd, chunk));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   fs.renameSync(tmp, file);
-  const what = format === 'goldset-jsonl' ? 'records' : o.responses ? 'responses' : 'samples';
   out.print(`wrote ${n} ${what} to ${file}`, { ok: true, dataset: dataset.name, [what]: n, file, format, status });
   return 0;
 }
@@ -192,6 +213,7 @@ async function main(argv: string[]): Promise<number> {
       criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string' }, metric: { type: 'string' },
       'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' },
       threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
+      tag: { type: 'string' }, note: { type: 'string' }, release: { type: 'string' }, sheet: { type: 'string' },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -205,7 +227,8 @@ async function main(argv: string[]): Promise<number> {
     const out = output(Boolean(o.json));
     switch (command) {
       case 'import': return await cmdImport(ctx, rest, o, out);
-      case 'export': return cmdExport(ctx, o, out);
+      case 'export': return await cmdExport(ctx, o, out);
+      case 'release': return await cmdRelease(ctx, o, out);
       case 'user': return await cmdUser(ctx, rest, o, out);
       case 'backup': return await cmdBackup(db, rest, out);
       case 'agreement': return await cmdAgreement(ctx, o, out);
@@ -226,7 +249,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   const json = process.argv.includes('--json');
-  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof ReleaseUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ ok: false, error: message }));
   else console.error(`goldset: ${message}`);

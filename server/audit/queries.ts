@@ -2,7 +2,7 @@
 import type { DB } from '../db/connection.ts';
 
 export type EntityType = 'sample' | 'dataset' | 'user' | 'import' | 'api_token' | 'response' | 'criterion' | 'label' | 'adjudication'
-  | 'judge_setting' | 'prompt' | 'metric' | 'run';
+  | 'judge_setting' | 'prompt' | 'metric' | 'run' | 'release' | 'labelling_sheet';
 
 export interface AuditInput {
   actorId: number | null;

@@ -3,12 +3,14 @@ import { enLabelling } from './en-labelling.ts';
 import { enJudge } from './en-judge.ts';
 import { enCalibration } from './en-calibration.ts';
 import { enReview } from './en-review.ts';
+import { enReleases } from './en-releases.ts';
 
 export const en = {
   ...enLabelling,
   ...enJudge,
   ...enCalibration,
   ...enReview,
+  ...enReleases,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',
@@ -138,7 +140,7 @@ export const en = {
   'audit.all': 'All',
 
   'import.title': 'Import',
-  'import.lead': 'Upload a CSV, JSONL or JSON file. Ragas column names are understood: question / user_input, ground_truth / reference, contexts / retrieved_contexts, reference_contexts. Lists may be JSON arrays or Python list literals as pandas writes them.',
+  'import.lead': 'Upload a CSV, JSONL, JSON or XLSX file (a workbook: its first sheet, or the one named below; a labelling sheet downloaded from goldset is recognised). Ragas column names are understood: question / user_input, ground_truth / reference, contexts / retrieved_contexts, reference_contexts. Lists may be JSON arrays or Python list literals as pandas writes them.',
   'import.file': 'File',
   'import.format': 'Format',
   'import.format_auto': 'From the file name',

@@ -62,7 +62,7 @@ async function read(job: ReadJob): Promise<void> {
   const scoreColumns = new Set<string>();
   const labelValues = new Map<string, Set<string>>();
   try {
-    for await (const items of readImportBatches(job.file, { format: job.format, filename: job.filename })) {
+    for await (const items of readImportBatches(job.file, { format: job.format, filename: job.filename, sheet: job.sheet })) {
       const rows: ReadRow[] = [];
       for (const item of items) {
         if ('error' in item) {

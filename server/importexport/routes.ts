@@ -8,7 +8,7 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
-import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
+import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, datasetRecords, overlongCell, writeExport, writeRecordsXlsx } from './export.ts';
 import { rowErrorMessage } from './messages.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
 
@@ -16,7 +16,8 @@ import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
 export const UPLOAD_PATH = '/datasets/:id/import';
 
 const ImportForm = z.object({
-  format: z.enum(['csv', 'jsonl', 'json']).or(z.literal('')).default(''),
+  format: z.enum(['csv', 'jsonl', 'json', 'xlsx']).or(z.literal('')).default(''),
+  sheet: z.string().trim().max(31).optional().catch(undefined),
   annotator: z.coerce.number().int().positive().optional().catch(undefined),
   run: z.string().trim().max(80).optional().catch(undefined),
 });
@@ -51,7 +52,8 @@ export function importExportRoutes(app: AppContext): Router {
       // Labels in the file are the uploader's own unless an admin names another expert.
       const chosen = form.success ? form.data.annotator : undefined;
       const annotatorId = chosen && req.user!.role === 'admin' && app.users.queries.byId(chosen) ? chosen : req.user!.id;
-      const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined });
+      const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId,
+        sheet: (form.success && form.data.sheet) || undefined, runName: (form.success && form.data.run) || undefined });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
         const errors = result.scoreError ? [result.scoreError] : result.labelErrors
@@ -72,16 +74,24 @@ export function importExportRoutes(app: AppContext): Router {
     sendDocument(res, ExportPage({ ctx: pageContext(req), dataset }));
   });
 
-  r.get('/datasets/:id/export/download', requireUser, (req, res) => {
+  r.get('/datasets/:id/export/download', requireUser, async (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const q = ExportQuery.parse(req.query);
     const responses = q.responses === '1';
     const filename = q.format === 'goldset-jsonl' ? `goldset-${dataset.id}.${EXTENSIONS[q.format]}`
       : `goldset-${dataset.id}-${q.status}${responses ? '-responses' : ''}.${EXTENSIONS[q.format]}`;
+    const src = { db: app.db, samples: samples.queries, criteria: app.criteria.forDataset(dataset.id) };
+    const opts = { datasetId: dataset.id, status: q.status, responses };
+    if (q.format === 'xlsx') {
+      const long = overlongCell(app.db, opts);
+      if (long) return sendError(req, res, 422, req.t('export.cell_too_long', { column: long.column, chars: long.chars, question: long.question.slice(0, 80) }));
+      res.type(CONTENT_TYPES.xlsx).attachment(filename);
+      await writeRecordsXlsx(datasetRecords(src, opts), res, { mtime: new Date(), sheet: dataset.name });
+      return;
+    }
     res.type(CONTENT_TYPES[q.format]).attachment(filename);
-    writeExport({ db: app.db, samples: samples.queries, criteria: app.criteria.forDataset(dataset.id) },
-      { datasetId: dataset.id, status: q.status, responses }, q.format, (chunk) => res.write(chunk));
+    writeExport(src, opts, q.format, (chunk) => res.write(chunk));
     res.end();
   });
 

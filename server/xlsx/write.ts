@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
 import yazl from 'yazl';
-import { MAX_CELL_CHARS, MAX_ROWS, columnName, displayWidth, xmlText } from './text.ts';
+import { MAX_CELL_CHARS, MAX_ROWS, columnName, displayWidth, sheetName, xmlText } from './text.ts';
 
 export type CellValue = string | number | boolean | null | undefined;
 
@@ -52,7 +52,7 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 /** Rows measured before the column widths are written, when a column has no width of its own. */
 const MEASURED_ROWS = 100;
 const MIN_WIDTH = 8, MAX_WIDTH = 60;
-const LIST_SHEET = 'lists';
+const LIST_SHEET = '_goldset_lists';
 
 const STYLES = `${XML_HEAD}<styleSheet xmlns="${NS}">` +
   '<fonts count="3"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font>' +
@@ -130,7 +130,10 @@ export class XlsxWriter {
   async startSheet(spec: SheetSpec): Promise<void> {
     if (this.sheet) throw new Error('xlsx: the previous sheet is still open');
     const index = this.sheets.length;
-    this.sheets.push({ name: spec.name, hidden: false });
+    let name = sheetName(spec.name);
+    const taken = (n: string) => n.toLowerCase() === LIST_SHEET || this.sheets.some((s) => s.name.toLowerCase() === n.toLowerCase());
+    for (let k = 2; taken(name); k++) name = `${sheetName(spec.name).slice(0, 26)} (${k})`;
+    this.sheets.push({ name, hidden: false });
     const stream = new PassThrough({ highWaterMark: 1 << 20 });
     this.zip.addReadStream(stream, `xl/worksheets/sheet${index + 1}.xml`, { mtime: this.opts.mtime, compress: true, forceDosTimestamp: true });
     const measure = spec.columns.some((c) => c.width === undefined);

@@ -48,7 +48,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
           <Csrf token={ctx.csrfToken} />
           <div class="row">
             <Field name="file" label={t('import.file')} errors={formErrors}>
-              <input id="f-file" type="file" name="file" required accept=".csv,.jsonl,.ndjson,.json" />
+              <input id="f-file" type="file" name="file" required accept=".csv,.jsonl,.ndjson,.json,.xlsx" />
             </Field>
             <Field name="format" label={t('import.format')} errors={formErrors}>
               <select id="f-format" name="format">
@@ -56,7 +56,11 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
                 <option value="csv">CSV</option>
                 <option value="jsonl">JSONL</option>
                 <option value="json">JSON</option>
+                <option value="xlsx">XLSX</option>
               </select>
+            </Field>
+            <Field name="sheet" label={t('import.sheet')} errors={formErrors} hint={t('import.sheet_hint')}>
+              <input id="f-sheet" name="sheet" maxLength={31} aria-describedby="f-sheet-hint" />
             </Field>
           </div>
           <Field name="run" label={t('import.run_name')} errors={formErrors} hint={t('import.run_name_hint')}>
@@ -91,6 +95,7 @@ export function ExportPage({ ctx, dataset }: { ctx: PageContext; dataset: Datase
             <legend>{t('export.format')}</legend>
             <div class="field checkbox"><input type="radio" id="fmt-jsonl" name="format" value="ragas-jsonl" checked /><label for="fmt-jsonl">{t('export.ragas_jsonl')}</label></div>
             <div class="field checkbox"><input type="radio" id="fmt-csv" name="format" value="ragas-csv" /><label for="fmt-csv">{t('export.ragas_csv')}</label></div>
+            <div class="field checkbox"><input type="radio" id="fmt-xlsx" name="format" value="xlsx" /><label for="fmt-xlsx">{t('export.xlsx')}</label></div>
             <div class="field checkbox"><input type="radio" id="fmt-goldset" name="format" value="goldset-jsonl" /><label for="fmt-goldset">{t('export.goldset_jsonl')}</label></div>
           </fieldset>
           <div class="field checkbox"><input type="checkbox" id="f-responses" name="responses" value="1" /><label for="f-responses">{t('export.with_responses')}</label></div>
