@@ -30,6 +30,7 @@ import { labRoutes } from './calibration/lab-routes.ts';
 import { reviewRoutes } from './review/routes.ts';
 import { tokenRoutes } from './api/token-routes.ts';
 import { releaseRoutes } from './releases/routes.ts';
+import { labellingSheetRoutes } from './labelsheet/routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -133,6 +134,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.use(labRoutes(ctx));
   app.use(reviewRoutes(ctx));
   app.use(releaseRoutes(ctx));
+  app.use(labellingSheetRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 

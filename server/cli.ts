@@ -10,6 +10,7 @@ import { detectFormat, type ImportFormat } from './io/read.ts';
 import { EXPORT_FORMATS, datasetRecords, writeExport, writeRecordsXlsx, type ExportFormat } from './importexport/export.ts';
 import { XlsxLimitError } from './xlsx/write.ts';
 import { ReleaseUsageError, cmdRelease, exportRelease } from './releases/cli.ts';
+import { SheetUsageError, cmdLabellingSheet, importLabellingSheet } from './labelsheet/cli.ts';
 import { loadExampleData } from './datasets/example.ts';
 import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
 import { cmdScore, ScoreUsageError } from './judge/cli.ts';
@@ -29,6 +30,10 @@ commands:
         ragas-* and xlsx: samples, or with --responses one record per response with gold labels (human.<criterion>);
         goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore;
         --release TAG: that release's content instead of the dataset as it is now
+  import FILE.xlsx --dataset NAME --annotator EMAIL [--submit]
+        a labelling sheet goldset made: its labels as that expert's drafts (or submitted, with --submit), all or nothing
+  labelling-sheet --dataset NAME --annotator EMAIL --out FILE.xlsx [--limit N] [--language en|zh]
+        the expert's labelling queue as a spreadsheet to label offline
   release --dataset NAME --tag TAG [--responses] [--note TEXT]
         freeze the dataset's approved samples (with --responses: their responses and gold labels) as a release
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
@@ -77,6 +82,8 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
       { ok: true, restored: true, dataset: ctx.datasets.get(datasetId)!.name, dataset_id: datasetId, ...counts });
     return 0;
   }
+  const sheet = await importLabellingSheet(ctx, file, o, out);
+  if (sheet !== null) return sheet;
   const name = need(o.dataset as string | undefined, '--dataset NAME');
   const language = (o.language as string | undefined) ?? 'en';
   if (language !== 'zh' && language !== 'en') throw new UsageError('--language must be zh or en');
@@ -213,7 +220,7 @@ async function main(argv: string[]): Promise<number> {
       criterion: { type: 'string' }, annotator: { type: 'string' }, run: { type: 'string' }, metric: { type: 'string' },
       'prompt-version': { type: 'string' }, concurrency: { type: 'string' }, system: { type: 'string' },
       threshold: { type: 'string' }, part: { type: 'string' }, min: { type: 'string', multiple: true }, 'min-agreement': { type: 'string' }, responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
-      tag: { type: 'string' }, note: { type: 'string' }, release: { type: 'string' }, sheet: { type: 'string' },
+      tag: { type: 'string' }, note: { type: 'string' }, release: { type: 'string' }, sheet: { type: 'string' }, submit: { type: 'boolean' }, limit: { type: 'string' },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -229,6 +236,7 @@ async function main(argv: string[]): Promise<number> {
       case 'import': return await cmdImport(ctx, rest, o, out);
       case 'export': return await cmdExport(ctx, o, out);
       case 'release': return await cmdRelease(ctx, o, out);
+      case 'labelling-sheet': return await cmdLabellingSheet(ctx, o, out);
       case 'user': return await cmdUser(ctx, rest, o, out);
       case 'backup': return await cmdBackup(db, rest, out);
       case 'agreement': return await cmdAgreement(ctx, o, out);
@@ -249,7 +257,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   const json = process.argv.includes('--json');
-  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof ReleaseUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof UsageError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof ReleaseUsageError || err instanceof SheetUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ ok: false, error: message }));
   else console.error(`goldset: ${message}`);

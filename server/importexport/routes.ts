@@ -10,6 +10,7 @@ import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, datasetRecords, overlongCell, writeExport, writeRecordsXlsx } from './export.ts';
 import { rowErrorMessage } from './messages.ts';
+import { applyLabellingSheet, readSheetMeta } from '../labelsheet/upload.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
 
 /** The one route that accepts multipart bodies; app.ts runs the upload parser for it before CSRF. */
@@ -18,6 +19,7 @@ export const UPLOAD_PATH = '/datasets/:id/import';
 const ImportForm = z.object({
   format: z.enum(['csv', 'jsonl', 'json', 'xlsx']).or(z.literal('')).default(''),
   sheet: z.string().trim().max(31).optional().catch(undefined),
+  labels_as: z.enum(['draft', 'submitted']).catch('draft'),
   annotator: z.coerce.number().int().positive().optional().catch(undefined),
   run: z.string().trim().max(80).optional().catch(undefined),
 });
@@ -52,6 +54,19 @@ export function importExportRoutes(app: AppContext): Router {
       // Labels in the file are the uploader's own unless an admin names another expert.
       const chosen = form.success ? form.data.annotator : undefined;
       const annotatorId = chosen && req.user!.role === 'admin' && app.users.queries.byId(chosen) ? chosen : req.user!.id;
+      // A labelling sheet goldset made comes back as the expert's labels, not as rows to import.
+      if (format === 'xlsx' && await readSheetMeta(file.path)) {
+        const annotator = app.users.queries.byId(annotatorId)!;
+        const state = form.success ? form.data.labels_as : 'draft';
+        const result = await applyLabellingSheet(app, file.path, { datasetId: dataset.id, annotator, state, actorId: req.user!.id });
+        if (!result.ok) {
+          app.log.info('labelling_sheet.refused', { dataset: dataset.id, errors: result.total, user: req.user!.id });
+          const errors = result.errors.map((e) => req.t(e.key, e.params));
+          return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.total - errors.length, sheetFailed: true } }), 422);
+        }
+        app.log.info('labelling_sheet.uploaded', { dataset: dataset.id, annotator: annotator.id, saved: result.saved, state, user: req.user!.id });
+        return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { sheet: result } }));
+      }
       const result = await imports.importFile(req.user!.id, dataset.id, file.path, { format, filename: file.originalname, annotatorId,
         sheet: (form.success && form.data.sheet) || undefined, runName: (form.success && form.data.run) || undefined });
       if (!result.ok) {

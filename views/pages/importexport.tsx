@@ -8,8 +8,12 @@ import type { UserRow } from '../../server/users/queries.ts';
 
 export interface ImportOutcome {
   summary?: ImportSummary;
+  /** A labelling sheet's labels were saved. */
+  sheet?: { saved: number; unchanged: number; empty: number; state: 'draft' | 'submitted' };
   errors?: string[];
   moreErrors?: number;
+  /** The errors are a labelling sheet's: nothing was saved. */
+  sheetFailed?: boolean;
 }
 
 export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: PageContext; dataset: DatasetRow; users: UserRow[]; outcome?: ImportOutcome; formErrors?: FieldErrors }) {
@@ -33,9 +37,15 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
           <p><a class="btn small" href={`/datasets/${dataset.id}`}>{dataset.name} →</a></p>
         </div>
       )}
+      {outcome?.sheet && (
+        <div class="card highlight" role="status" id="import-result">
+          <p><strong>{t('sheet.done', { saved: outcome.sheet.saved, state: t(`sheet.state_${outcome.sheet.state}`), unchanged: outcome.sheet.unchanged, empty: outcome.sheet.empty })}</strong></p>
+          <p><a class="btn small" href={`/datasets/${dataset.id}/label`}>{t('label.title')} →</a></p>
+        </div>
+      )}
       {outcome?.errors && (
         <div class="alert" role="alert" id="import-errors">
-          <p><strong>{t('import.failed')}</strong></p>
+          <p><strong>{outcome.sheetFailed ? t('sheet.failed') : t('import.failed')}</strong></p>
           <ul>{outcome.errors.map((e) => <li>{e}</li>)}</ul>
           {outcome.moreErrors ? <p>{t('import.more_errors', { n: outcome.moreErrors })}</p> : null}
         </div>
@@ -63,6 +73,11 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
               <input id="f-sheet" name="sheet" maxLength={31} aria-describedby="f-sheet-hint" />
             </Field>
           </div>
+          <fieldset>
+            <legend>{t('sheet.submit_label')}</legend>
+            <div class="field checkbox"><input type="radio" id="f-labels-draft" name="labels_as" value="draft" checked /><label for="f-labels-draft">{t('sheet.as_drafts')}</label></div>
+            <div class="field checkbox"><input type="radio" id="f-labels-submitted" name="labels_as" value="submitted" /><label for="f-labels-submitted">{t('sheet.as_submitted')}</label></div>
+          </fieldset>
           <Field name="run" label={t('import.run_name')} errors={formErrors} hint={t('import.run_name_hint')}>
             <input id="f-run" name="run" maxLength={80} />
           </Field>
