@@ -87,9 +87,11 @@ export async function writeLabellingSheet(q: SheetQueries, input: SheetInput, ou
   const slots: { column: number; criterion: Criterion; context: number }[] = [];
   const validation = (c: Criterion, column: number): Validation => {
     const labels = choices(c).map((o) => o.label);
+    // An ordinal scale's steps are numbers in the drop-down too, so a picked value is a number cell.
+    const list = c.kind === 'ordinal' ? labels.map(Number) : labels;
     return c.kind === 'numeric'
       ? { column, decimal: { min: 0, max: 1 }, title: t('sheet.not_allowed'), message: t('sheet.pick_number') }
-      : { column, list: labels, title: t('sheet.not_allowed'), message: t('sheet.pick_one', { values: labels.join(', ') }) };
+      : { column, list, title: t('sheet.not_allowed'), message: t('sheet.pick_one', { values: labels.join(', ') }) };
   };
   const validations: Validation[] = [];
   for (const c of responseCriteria) {

@@ -28,7 +28,7 @@ export interface ColumnSpec {
 
 /** A drop-down of allowed values, or a number range, on one column below the header. */
 export type Validation =
-  | { column: number; list: string[]; title: string; message: string }
+  | { column: number; list: (string | number)[]; title: string; message: string }
   | { column: number; decimal: { min: number; max: number }; title: string; message: string };
 
 export interface SheetSpec {
@@ -105,7 +105,7 @@ interface OpenSheet {
 export class XlsxWriter {
   private readonly zip = new yazl.ZipFile();
   private readonly sheets: { name: string; hidden: boolean }[] = [];
-  private readonly lists: string[][] = [];
+  private readonly lists: (string | number)[][] = [];
   private sheet: OpenSheet | null = null;
   private readonly done: Promise<unknown>;
   /** Aborted when the output closes early (a download cancelled): writes waiting for room stop waiting. */

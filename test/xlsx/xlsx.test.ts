@@ -5,11 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import { XlsxLimitError, XlsxWriter, type CellValue, type SheetSpec } from '../../server/xlsx/write.ts';
 import { Workbook, XlsxReadError, serialToIso, type XlsxRow } from '../../server/xlsx/read.ts';
 import { decodeXstring, xmlText } from '../../server/xlsx/text.ts';
 import { FIXTURE_TEXTS } from './fixtures/texts.ts';
+import { xlsxPart } from './parts.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-xlsx-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -36,21 +36,6 @@ async function readRows(file: string, sheet?: string): Promise<XlsxRow[]> {
 }
 
 /** The text of one part of a zip file. */
-async function part(file: string, name: string): Promise<string> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e ? reject(e) : resolve(z))));
-  return new Promise((resolve, reject) => {
-    zip.on('entry', (entry: yauzl.Entry) => {
-      if (entry.fileName !== name) return zip.readEntry();
-      zip.openReadStream(entry, (e, s) => {
-        if (e) return reject(e);
-        const chunks: Buffer[] = [];
-        s.on('data', (c: Buffer) => chunks.push(c)).on('end', () => { zip.close(); resolve(Buffer.concat(chunks).toString('utf8')); });
-      });
-    });
-    zip.on('end', () => reject(new Error(`no part ${name}`)));
-    zip.readEntry();
-  });
-}
 
 describe('XLSX text', () => {
   it('escapes what XML cannot carry as _xHHHH_ and decodes it back, a literal _x0041_ included', () => {
@@ -81,7 +66,7 @@ describe('XLSX round trip', () => {
   it('writes text that starts with =, +, -, @, tab or CR as a string cell, never a formula', async () => {
     const formulaLike = ['=1+1', '=HYPERLINK("http://example.com","x")', '+SUM(A1)', '-2+3', '@SUM(A1)', '\t=1', '\r=1', '=cmd|\' /C calc\'!A0'];
     const file = await write('formulas.xlsx', formulaLike.map((t) => [t, null]));
-    const xml = await part(file, 'xl/worksheets/sheet1.xml');
+    const xml = await xlsxPart(file, 'xl/worksheets/sheet1.xml');
     expect(xml).not.toContain('<f>');
     expect(xml).not.toContain('<f ');
     const cells = [...xml.matchAll(/<c r="A(\d+)"([^>]*)>/g)].filter((m) => Number(m[1]) > 1);
@@ -117,13 +102,13 @@ describe('XLSX round trip', () => {
       validations: [{ column: 1, list: ['Yes', 'No'], title: 'Not allowed', message: 'Pick Yes or No' }] });
     await w.row(['张伟是哪个部门的？', null]);
     await w.finish();
-    const sheet = await part(file, 'xl/worksheets/sheet1.xml');
+    const sheet = await xlsxPart(file, 'xl/worksheets/sheet1.xml');
     expect(sheet).toContain('state="frozen"');
     expect(sheet).toContain('<col min="1" max="1" width="50" customWidth="1" style="2"/>');
     expect(sheet).toContain('<sheetProtection sheet="1"');
     expect(sheet).toContain('<dataValidation type="list" allowBlank="1" showInputMessage="1" showErrorMessage="1" errorTitle="Not allowed" error="Pick Yes or No" sqref="B2:B2"><formula1>_gs_list_1</formula1>');
-    expect(await part(file, 'xl/workbook.xml')).toContain('<definedName name="_gs_list_1">_goldset_lists!$A$1:$A$2</definedName>');
-    expect(await part(file, 'xl/styles.xml')).toContain('<protection locked="0"/>');
+    expect(await xlsxPart(file, 'xl/workbook.xml')).toContain('<definedName name="_gs_list_1">_goldset_lists!$A$1:$A$2</definedName>');
+    expect(await xlsxPart(file, 'xl/styles.xml')).toContain('<protection locked="0"/>');
     const book = await Workbook.open(file);
     expect(book.sheets.map((s) => [s.name, s.hidden])).toEqual([['标注', false], ['_goldset_lists', true]]);
     book.close();
