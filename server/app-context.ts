@@ -32,6 +32,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const registry = metricRegistry(db, audit);
   const searchIndex = searchIndexer(db, log);
   const derived = derivedCache(db);
+  const releases = releaseService(db, audit);
   return {
     db, config, log, audit, derived,
     users: userService(db, audit),
@@ -46,9 +47,9 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     judgeSettings: settings,
     prompts,
     registry,
-    runner: runManager(db, log, audit, { settings, prompts, registry }),
+    runner: runManager(db, log, audit, { settings, prompts, registry, releases }),
     calibration: calibrationService(db, audit, derived),
-    releases: releaseService(db, audit),
+    releases,
     sessionStore: new SqliteSessionStore(db),
   };
 }

@@ -38,12 +38,13 @@ commands:
         freeze the dataset's approved samples (with --responses: their responses and gold labels) as a release
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
-  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME]
-        score responses with a metric; the same --run name resumes an unfinished run
+  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--release TAG]
+        score responses with a metric (with --release: that release's items, as released); the same --run name resumes an unfinished run
   report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out]
         the judge's scores against the experts' gold labels; recorded as the metric's latest calibration
-  gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6]
-        for CI: non-zero when a mean is below its minimum or the metric's calibration is weaker than the agreement minimum
+  gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6] [--release TAG]
+        for CI: non-zero when a mean is below its minimum or the metric's calibration is weaker than the agreement minimum;
+        with --release, also when the run does not cover that release
   agreement --dataset NAME --criterion NAME
         inter-expert agreement of one criterion (Krippendorff's alpha, Fleiss' and pairwise Cohen's kappa)
   example                          load the bilingual example datasets

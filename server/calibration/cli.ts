@@ -2,6 +2,8 @@
 import type { AppContext } from '../app-context.ts';
 import type { CalibrationReport } from './report.ts';
 import { PARTS, strengthOf, type Part } from './service.ts';
+import { describeEvalSet, evalSetOf } from '../releases/service.ts';
+import { coverageProblem } from '../releases/runs.ts';
 
 export class CalibrationUsageError extends Error {}
 
@@ -39,19 +41,24 @@ export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out
   const input = { criterion, run, part, threshold, holdoutSeed: dataset.holdout_seed };
   const { report, pairs } = ctx.calibration.report(input);
   ctx.calibration.record(null, input, report, pairs.map((p) => p.id));
-  const data = reportJson(report);
+  const evalSet = evalSetOf(run.selection);
+  // Which eval set the figures are about: the release the run was limited to, or null (the working copy).
+  const data = { ...reportJson(report), release: evalSet && { tag: evalSet.tag, hash: evalSet.hash } };
   const lines = [`${criterion.name} vs ${run.metric_key} (run "${run.name}", ${part}): n = ${report.n}${report.meaningful ? '' : ' — fewer than 20 items: not yet meaningful'}`,
+    `eval set: ${describeEvalSet(evalSet)}`,
     `excluded: ${Object.entries(report.excluded).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    ...Object.entries(data).filter(([k]) => !['n', 'excluded', 'ci95'].includes(k)).map(([k, v]) => `  ${k.padEnd(20)} ${fmt(v)}${report.ci95[k] ? `  [${report.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : ''}`)];
+    ...Object.entries(data).filter(([k]) => !['n', 'excluded', 'ci95', 'release'].includes(k)).map(([k, v]) => `  ${k.padEnd(20)} ${fmt(v)}${report.ci95[k] ? `  [${report.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : ''}`)];
   out.print(lines.join('\n'), data);
   return 0;
 }
 
 /** Non-zero when a metric's mean is below its minimum or its calibration is too weak (or missing) to trust. */
 export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
-  if (typeof o.dataset !== 'string' || typeof o.run !== 'string' || !o.min) throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6]');
+  if (typeof o.dataset !== 'string' || typeof o.run !== 'string' || !o.min) throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-agreement 0.6] [--release TAG]');
   const dataset = ctx.datasets.byName(o.dataset);
   if (!dataset) throw new CalibrationUsageError(`no dataset named "${o.dataset}"`);
+  const release = typeof o.release === 'string' ? ctx.releases.byTag(dataset.id, o.release) : null;
+  if (typeof o.release === 'string' && !release) throw new CalibrationUsageError(`no release tagged "${o.release}" in "${dataset.name}"`);
   const minAgreement = o['min-agreement'] === undefined ? 0.6 : Number(o['min-agreement']);
   if (!(minAgreement >= -1 && minAgreement <= 1)) throw new CalibrationUsageError('--min-agreement takes a number from -1 to 1');
   const mins = ([o.min].flat() as string[]).map((m) => {
@@ -63,6 +70,8 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
     const run = ctx.runner.queries.byName(dataset.id, o.run as string, metric);
     if (!run) return { metric, ok: false, refused: true, reason: `no run "${String(o.run)}" for ${metric}` };
     if (run.status !== 'done') return { metric, ok: false, refused: true, reason: `run "${run.name}" for ${metric} is ${run.status}, not done` };
+    const uncovered = release && coverageProblem(ctx, run, release);
+    if (uncovered) return { metric, ok: false, refused: true, reason: uncovered };
     const calibration = ctx.calibration.latestFor(dataset.id, metric);
     if (!calibration) return { metric, ok: false, refused: true, reason: `${metric} has never been calibrated against an expert criterion (run: goldset report …)` };
     if (calibration.strength === null || calibration.strength < minAgreement) {
@@ -76,8 +85,11 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
       reason: ok ? `mean ${summary.mean!.toFixed(4)} ≥ ${min}` : `mean ${summary.mean === null ? 'none' : summary.mean.toFixed(4)} < ${min}` };
   });
   const passed = checks.every((c) => c.ok);
-  out.print(checks.map((c) => `${c.ok ? 'PASS' : c.refused ? 'REFUSED' : 'FAIL'} ${c.metric}: ${c.reason}`).join('\n') + `\n${passed ? 'gate passed' : 'gate failed'}`,
-    { passed, checks });
+  // The eval set the gate is about: the release asked for, else that of the runs (one line per distinct one).
+  const sets = release ? [describeEvalSet(release)] : [...new Set(mins.map(({ metric }) => ctx.runner.queries.byName(dataset.id, o.run as string, metric))
+    .filter((r) => r !== undefined).map((r) => describeEvalSet(evalSetOf(r!.selection))))];
+  out.print(sets.map((s) => `eval set: ${s}`).join('\n') + '\n' + checks.map((c) => `${c.ok ? 'PASS' : c.refused ? 'REFUSED' : 'FAIL'} ${c.metric}: ${c.reason}`).join('\n') + `\n${passed ? 'gate passed' : 'gate failed'}`,
+    { passed, release: release && { tag: release.tag, hash: release.hash }, checks });
   return passed ? 0 : 1;
 }
 

@@ -10,6 +10,7 @@ import { idParam } from '../datasets/routes.ts';
 import { RunError } from './runner.ts';
 import type { RunSummary } from './run-queries.ts';
 import { systemNames } from '../responses/queries.ts';
+import { releaseSelection } from '../releases/runs.ts';
 import { RunPage, RunProgress, RunsPage, TracePage } from '../../views/pages/runs.tsx';
 
 const RunForm = z.object({
@@ -17,6 +18,7 @@ const RunForm = z.object({
   name: z.string().trim().max(80, { error: 'err.too_long' }).default(''),
   system: z.string().max(200).default(''),
   prompt_version: z.string().trim().default('').transform((s) => (s === '' ? undefined : Number(s))).pipe(z.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(0, { error: 'err.invalid' }).optional()),
+  release: z.string().trim().max(80).default(''),
   concurrency: z.coerce.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(1, { error: 'err.invalid' }).max(256, { error: 'err.invalid' }).default(16),
 });
 const PAGE = 100;
@@ -43,7 +45,7 @@ export function runRoutes(app: AppContext): Router {
     const dataset = datasets.get(datasetId)!;
     return RunsPage({
       ctx: pageContext(req), dataset, metrics: metricsFor(dataset.id), systems: systemNames(app, dataset.id),
-      runs: runsWithSummaries(dataset.id),
+      runs: runsWithSummaries(dataset.id), releases: app.releases.list(dataset.id).map((x) => x.tag),
       judgeReady: app.judgeSettings.effective() !== null, ...extra,
     });
   }
@@ -60,10 +62,12 @@ export function runRoutes(app: AppContext): Router {
     const form = parseForm(RunForm, req.body, req.t);
     if (!form.ok) return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: form.errors }), 422);
     const name = form.data.name || `${form.data.metric} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`;
+    const release = form.data.release ? app.releases.byTag(dataset.id, form.data.release) : undefined;
+    if (form.data.release && !release) return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: { release: req.t('err.not_found') } }), 422);
     try {
       const run = runner.create(req.user!.id, dataset.id, {
         name, metricKey: form.data.metric, promptVersion: form.data.prompt_version, concurrency: form.data.concurrency,
-        selection: form.data.system ? { system: form.data.system } : {},
+        selection: release ? releaseSelection(app, release, form.data.system) : form.data.system ? { system: form.data.system } : {},
       });
       void runner.start(run.id);
       app.log.info('run.started', { run: run.id, metric: run.metric_key, user: req.user!.id });

@@ -10,6 +10,7 @@ import type { PromptStore } from './prompt-store.ts';
 import type { MetricRegistry } from './registry.ts';
 import type { Language, MetricDefinition, PromptInUse, ScoreResult, ScoringItem } from './types.ts';
 import { runQueries, type RunRow, type Selection } from './run-queries.ts';
+import type { ReleaseService, ReleaseRow } from '../releases/service.ts';
 
 export class RunError extends Error {
   constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'no_items' | 'bad_prompt_version', message: string) { super(message); }
@@ -19,15 +20,20 @@ interface Active { cancelled: boolean; done: Promise<void> }
 
 const PAGE = 200;
 
-export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry }) {
+export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry; releases: ReleaseService }) {
   const runs = runQueries(db);
   const active = new Map<number, Active>();
-  const itemOf = db.prepare<[number], { answer: string; retrieved_contexts: string; question: string; ground_truth: string; reference_contexts: string }>(`
-    SELECT r.answer, r.retrieved_contexts, s.question, s.ground_truth, s.reference_contexts FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`);
+  const itemOf = db.prepare<[number], { sample_id: number; answer: string; retrieved_contexts: string; question: string; ground_truth: string; reference_contexts: string }>(`
+    SELECT r.sample_id, r.answer, r.retrieved_contexts, s.question, s.ground_truth, s.reference_contexts FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`);
   const languageOf = db.prepare<[number]>('SELECT language FROM dataset WHERE id = ?').pluck();
 
-  function item(responseId: number): ScoringItem | null {
+  /** What the judge reads: the item as released for a run on a release, else as it is now. */
+  function item(responseId: number, release: ReleaseRow | null): ScoringItem | null {
     const row = itemOf.get(responseId);
+    if (release) {
+      const current = row ? { sample_id: row.sample_id, answer: row.answer, retrieved_contexts: JSON.parse(row.retrieved_contexts) as string[] } : null;
+      return deps.releases.scoringContent(release, responseId, current);
+    }
     if (!row) return null;
     return {
       question: row.question, answer: row.answer, ground_truth: row.ground_truth,
@@ -35,8 +41,9 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     };
   }
 
-  async function scoreOne(run: RunRow, metric: MetricDefinition, responseId: number, judge: JudgeClient | null, prompts: Record<string, PromptInUse>): Promise<ScoreResult> {
-    const it = item(responseId);
+  async function scoreOne(run: RunRow, metric: MetricDefinition, responseId: number, judge: JudgeClient | null, prompts: Record<string, PromptInUse>,
+    release: ReleaseRow | null): Promise<ScoreResult> {
+    const it = item(responseId, release);
     const empty = { steps: [], computation: '' };
     if (!it) return { status: 'skipped', value: null, reason: 'response_deleted', trace: empty };
     for (const need of metric.needs) {
@@ -58,6 +65,9 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     const judge = metric.kind === 'llm' ? deps.settings.client({ maxConcurrency: run.concurrency }) : null;
     if (metric.kind === 'llm' && !judge) { runs.setStatus(run.id, 'failed', 'no judge endpoint configured'); return; }
     const prompts = (JSON.parse(run.prompts) as { used?: Record<string, PromptInUse> }).used ?? {};
+    const limitedTo = (JSON.parse(run.selection) as Selection).release;
+    const release = limitedTo ? deps.releases.byId(limitedTo.id) ?? null : null;
+    if (limitedTo && (!release || release.hash !== limitedTo.hash)) { runs.setStatus(run.id, 'failed', `release ${limitedTo.tag} was deleted`); return; }
     let reported = { llm_calls: 0, cached_calls: 0, prompt: 0, completion: 0 };
     const flushUsage = () => {
       if (!judge) return;
@@ -81,7 +91,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
     };
     const worker = async () => {
       for (let id = next(); id !== undefined && !state.cancelled; id = next()) {
-        const result = await scoreOne(run, metric, id, judge, prompts);
+        const result = await scoreOne(run, metric, id, judge, prompts, release);
         runs.insertScore({ run_id: run.id, response_id: id, status: result.status, value: result.value, reason: result.reason, trace: JSON.stringify(result.trace) });
         flushUsage();
       }

@@ -5,6 +5,8 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow, RunSummary, ScoreRow } from '../../server/judge/run-queries.ts';
 import type { Trace } from '../../server/judge/types.ts';
+import { EvalSetField, EvalSetLine } from './run-eval-set.tsx';
+import { evalSetOf } from '../../server/releases/service.ts';
 
 export interface RunListItem { run: RunRow; summary: RunSummary }
 
@@ -53,9 +55,11 @@ export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run
   );
 }
 
-export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady }: {
+export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady, releases }: {
   ctx: PageContext; dataset: DatasetRow; runs: RunListItem[]; metrics: { key: string; kind: string }[]; systems: readonly string[];
   values?: Record<string, string>; errors?: FieldErrors; judgeReady: boolean;
+  /** Tags of the dataset's releases, newest first: a run can be limited to one. */
+  releases?: string[];
 }) {
   const { t } = ctx;
   return (
@@ -100,6 +104,7 @@ export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, er
             </Field>
           </div>
           <div class="row">
+            <EvalSetField ctx={ctx} releases={releases ?? []} value={values.release} errors={errors} />
             <Field name="system" label={t('field.system')} errors={errors}>
               <select id="f-system" name="system">
                 <option value="">{t('runs.all_systems')}</option>
@@ -131,6 +136,7 @@ export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, 
     <Layout ctx={ctx} title={`${run.name} · ${run.metric_key}`} wide>
       <Crumbs ctx={ctx} dataset={dataset} tail={run.name} />
       <h1>{run.name} <span class="badge mono">{run.metric_key}</span>{run.source === 'imported' && <span class="badge">{t('runs.imported')}</span>}</h1>
+      <EvalSetLine ctx={ctx} datasetId={dataset.id} release={evalSetOf(run.selection)} />
       <p class="sub">
         {run.model && `${t('runs.model')}: ${run.model}`}{run.embedding_model && ` · ${run.embedding_model}`}
         {Object.keys(versions).length > 0 && ` · ${t('runs.prompts')}: ${Object.entries(versions).map(([k, v]) => `${k} ${v === null ? t('runs.default_prompt') : `v${v}`}`).join(', ')}`}
