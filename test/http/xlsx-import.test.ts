@@ -61,7 +61,7 @@ describe('XLSX import', () => {
     const book = await workbook([{ name: 'Notes', rows: [['note'], ['not data']] }, { name: '评测集', rows: [['question', 'ground_truth'], ['Q1', 'A1']] }]);
     const missing = await admin.upload(`/datasets/${datasetId}/import`, 'book.xlsx', book, { sheet: 'Data' });
     expect(missing.status).toBe(422);
-    expect(missing.text).toContain('the workbook has no sheet named 'Data'; its sheets: 'Notes', '评测集'');
+    expect(missing.text).toContain("the workbook has no sheet named 'Data'; its sheets: 'Notes', '评测集'");
     const first = await admin.upload(`/datasets/${datasetId}/import`, 'book.xlsx', book);
     expect(first.text).toContain('no question column');
     const named = await admin.upload(`/datasets/${datasetId}/import`, 'book.xlsx', book, { sheet: '评测集' });
@@ -73,8 +73,8 @@ describe('XLSX import', () => {
     const rows: CellValue[][] = [['question', 'answer', 'contexts'], ['Q1', 'A', '[]'], [null, null, null], ['Q3', 'A', "['unterminated"], ['', 'no question', null]];
     const res = await admin.upload(`/datasets/${datasetId}/import`, 'bad.xlsx', await workbook([{ name: 'S', rows }]));
     expect(res.status).toBe(422);
-    expect(res.text).toContain('row 4: column 'contexts' is not a list');
-    expect(res.text).toContain('row 5: column 'question' is empty');
+    expect(res.text).toContain("row 4: column 'contexts' is not a list");
+    expect(res.text).toContain("row 5: column 'question' is empty");
     expect(app.ctx.samples.queries.batchAfter({ datasetId }, 0, 10)).toHaveLength(0);
   });
 
