@@ -36,6 +36,11 @@ beforeAll(async () => {
   admin = await setupAdmin(app);
   seeded.small = await seedScaleDataset(app, 'small', 6, 2);
   seeded.large = await seedScaleDataset(app, 'large', 60, 4);
+  // Every sample approved (directly: the approval flow is not what is counted here) and released once, with responses.
+  for (const s of Object.values(seeded)) {
+    app.ctx.db.prepare("UPDATE sample SET status = 'approved' WHERE dataset_id = ?").run(s.datasetId);
+    app.ctx.releases.create(null, app.ctx.datasets.get(s.datasetId)!, { tag: 'v1', note: '', responses: true });
+  }
 }, 60_000);
 afterAll(async () => { await app.close(); });
 
@@ -70,6 +75,15 @@ const PAGES: [string, (s: Seeded) => string][] = [
   ['export Ragas CSV with responses', (s) => `/datasets/${s.datasetId}/export/download?format=ragas-csv&status=all&responses=1`],
   ['export goldset JSONL', (s) => `/datasets/${s.datasetId}/export/download?format=goldset-jsonl`],
   ['audit log', () => '/audit'],
+  ['export XLSX with responses', (s) => `/datasets/${s.datasetId}/export/download?format=xlsx&status=all&responses=1`],
+  ['releases', (s) => `/datasets/${s.datasetId}/releases`],
+  ['release page', (s) => `/datasets/${s.datasetId}/releases/v1`],
+  ['release export JSONL with responses', (s) => `/datasets/${s.datasetId}/releases/v1/export?format=ragas-jsonl&responses=1`],
+  ['release export XLSX', (s) => `/datasets/${s.datasetId}/releases/v1/export?format=xlsx&responses=1`],
+  ['release export goldset JSONL', (s) => `/datasets/${s.datasetId}/releases/v1/export?format=goldset-jsonl`],
+  ['release diff with now', (s) => `/datasets/${s.datasetId}/releases/v1/diff?against=now`],
+  ['labelling sheet page', (s) => `/datasets/${s.datasetId}/labelling-sheet`],
+  ['labelling sheet download', (s) => `/datasets/${s.datasetId}/labelling-sheet/download`],
 ];
 
 describe('SQL per request does not grow with the number of items', () => {
