@@ -102,7 +102,13 @@ export function importExportRoutes(app: AppContext): Router {
       const long = overlongCell(app.db, opts);
       if (long) return sendError(req, res, 422, req.t('export.cell_too_long', { column: long.column, chars: long.chars, question: long.question.slice(0, 80) }));
       res.type(CONTENT_TYPES.xlsx).attachment(filename);
-      await writeRecordsXlsx(datasetRecords(src, opts), res, { mtime: new Date(), sheet: dataset.name });
+      try {
+        await writeRecordsXlsx(datasetRecords(src, opts), res, { mtime: new Date(), sheet: dataset.name });
+      } catch (err) {
+        // Past the headers a failure can only cut the download short (the client sees an incomplete file, not a valid one).
+        app.log.warn('export.failed', { dataset: dataset.id, message: (err as Error).message });
+        res.destroy();
+      }
       return;
     }
     res.type(CONTENT_TYPES[q.format]).attachment(filename);

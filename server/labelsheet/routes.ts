@@ -52,8 +52,13 @@ export function labellingSheetRoutes(app: AppContext): Router {
     const limit = Math.min(Math.max(1, Number(req.query.limit) || MAX_SHEET_ROWS), MAX_SHEET_ROWS);
     res.type(CONTENT_TYPES.xlsx).attachment(`labelling-${dataset.id}-${annotator.email.replace(/[^A-Za-z0-9._-]+/g, '_')}.xlsx`);
     res.set('Cache-Control', 'no-store');
-    const n = await writeLabellingSheet(q, { dataset, annotator, criteria: app.criteria.forDataset(dataset.id), t: req.t, limit }, res);
-    app.log.info('labelling_sheet.download', { dataset: dataset.id, annotator: annotator.id, user: req.user!.id, rows: n });
+    try {
+      const n = await writeLabellingSheet(q, { dataset, annotator, criteria: app.criteria.forDataset(dataset.id), t: req.t, limit }, res);
+      app.log.info('labelling_sheet.download', { dataset: dataset.id, annotator: annotator.id, user: req.user!.id, rows: n });
+    } catch (err) {
+      app.log.warn('labelling_sheet.download_failed', { dataset: dataset.id, message: (err as Error).message });
+      res.destroy();
+    }
   });
 
   return r;

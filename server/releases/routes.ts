@@ -45,7 +45,13 @@ export async function sendReleaseExport(app: AppContext, req: Request, res: Resp
   if (etagMatches(req.get('If-None-Match'), etag)) return void res.status(304).end();
   const name = `${release.dataset_name}-${release.tag}${responses ? '-responses' : ''}.${EXTENSIONS[q.format]}`.replace(/[^\p{L}\p{N}._-]+/gu, '_');
   res.type(CONTENT_TYPES[q.format]).attachment(name);
-  await writeReleaseExport(app.releases, release, q.format, responses, res);
+  try {
+    await writeReleaseExport(app.releases, release, q.format, responses, res);
+  } catch (err) {
+    // Past the headers a failure (or a client that went away) can only cut the download short.
+    app.log.warn('release.export_failed', { release: release.id, message: (err as Error).message });
+    res.destroy();
+  }
 }
 
 export function releaseRoutes(app: AppContext): Router {
