@@ -162,15 +162,23 @@ class Expert {
     return { status: res.status, text };
   }
 
-  /** Logs in through the login form, then opens the dataset's queue page: its first item and the page's CSRF token. */
+  /**
+   * Logs in through the login form, opens the dataset's labelling page (its CSRF token) and presses
+   * "Start labelling", which reserves the first item (GETs never do) and redirects to it.
+   */
   async login(datasetId: number): Promise<void> {
     await this.request('GET', '/login');
     const res = await this.request('POST', '/login', new URLSearchParams({ _csrf: this.csrf, email: this.email, password: PASSWORD }),
       { 'Content-Type': 'application/x-www-form-urlencoded' });
     if (res.status !== 303) throw new Error(`login of ${this.email} failed: ${res.status} ${res.text.slice(0, 200)}`);
     const page = await this.request('GET', `/datasets/${datasetId}/label`);
-    const first = /data-response="(\d+)"/.exec(page.text)?.[1];
-    if (page.status !== 200 || !first || !this.csrf) throw new Error(`queue page for ${this.email}: ${page.status} ${page.text.slice(0, 200)}`);
+    if (page.status !== 200 || !this.csrf) throw new Error(`labelling page for ${this.email}: ${page.status} ${page.text.slice(0, 200)}`);
+    const start = await fetch(`${this.base}/datasets/${datasetId}/label/next`, {
+      method: 'POST', redirect: 'manual', body: new URLSearchParams({ _csrf: this.csrf }),
+      headers: { 'Accept-Language': 'en', Cookie: this.cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    const first = /^\/responses\/(\d+)\/label$/.exec(start.headers.get('location') ?? '')?.[1];
+    if (start.status !== 303 || !first) throw new Error(`start labelling for ${this.email}: ${start.status} ${start.headers.get('location')}`);
     this.current = Number(first);
   }
 

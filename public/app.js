@@ -40,6 +40,25 @@
     if (e.target.matches && e.target.matches('[data-select-on-focus]')) e.target.select();
   });
 
+  // The criterion form: only the fields of the selected type (each group says which types it is for).
+  function showKindFields(select) {
+    var form = select.form;
+    Array.prototype.forEach.call(form.querySelectorAll('.kind-fields'), function (group) {
+      group.hidden = group.dataset.kinds.split(' ').indexOf(select.value) < 0;
+    });
+  }
+  document.addEventListener('change', function (e) {
+    if (e.target.matches && e.target.matches('select[data-kind-select]')) showKindFields(e.target);
+  });
+  document.addEventListener('DOMContentLoaded', function () {
+    Array.prototype.forEach.call(document.querySelectorAll('select[data-kind-select]'), showKindFields);
+  });
+
+  // The calibration threshold: any value when opened at one off the 0.05 grid; the keys step by 0.05 again once moved.
+  document.addEventListener('keydown', function (e) {
+    if (e.target.matches && e.target.matches('input.threshold') && e.target.step === 'any' && /^Arrow|^Page|^Home|^End/.test(e.key)) e.target.step = '0.05';
+  });
+
   // The calibration report's threshold slider shows its value as it moves.
   document.addEventListener('input', function (e) {
     if (e.target.matches && e.target.matches('input.threshold')) {
@@ -49,7 +68,7 @@
   });
 
   // The labelling workspace: number keys pick options of the current criterion, J/K move between
-  // criteria, Shift+digit toggles a context's relevance, Enter submits, S skips, B goes back, ? helps.
+  // criteria, Shift+digit toggles a context's relevance, Enter submits, S skips, B/N walk the history, ? helps.
   var current = 0;
   function criteria() { return Array.prototype.slice.call(document.querySelectorAll('#workspace fieldset.criterion')); }
   function markCurrent() {
@@ -115,14 +134,17 @@
       return;
     }
     if (key === 'Enter') { e.preventDefault(); document.getElementById('label-form').requestSubmit(); return; }
-    if (key === 's') { var skip = ws.querySelector('[data-hotkey="s"]'); if (skip) { e.preventDefault(); skip.click(); } return; }
-    if (key === 'b') { e.preventDefault(); history.back(); return; }
+    // S skips, B and N walk the expert's own labelling history (links the server resolves, not browser history).
+    if (key === 's' || key === 'b' || key === 'n') {
+      var target = ws.querySelector('[data-hotkey="' + key + '"]');
+      if (target) { e.preventDefault(); target.click(); }
+      return;
+    }
     if (key === 'r') { e.preventDefault(); document.getElementById('f-rationale').focus(); return; }
     if (e.key === '?') { e.preventDefault(); var d = document.getElementById('keys-help'); if (d && !d.open) d.showModal(); }
   });
   document.addEventListener('click', function (e) {
     if (e.target.closest && e.target.closest('[data-show-help]')) document.getElementById('keys-help').showModal();
-    if (e.target.closest && e.target.closest('[data-history-back]')) history.back();
   });
 
   // After htmx swaps in a form, put the cursor where the next keystroke belongs.

@@ -20,6 +20,8 @@ import { calibrationService } from './calibration/service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
 import { releaseService } from './releases/service.ts';
+import { waitingQueries } from './datasets/waiting.ts';
+import { holdoutLookQueries } from './calibration/holdout-looks.ts';
 
 export function createAppContext(db: DB, config: Config, log: Logger) {
   const audit = auditQueries(db);
@@ -50,6 +52,8 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     runner: runManager(db, log, audit, { settings, prompts, registry, releases }),
     calibration: calibrationService(db, audit, derived),
     releases,
+    waiting: waitingQueries(db),
+    holdoutLooks: holdoutLookQueries(db),
     sessionStore: new SqliteSessionStore(db),
   };
 }

@@ -245,7 +245,7 @@ async function main(argv: string[]): Promise<number> {
       case 'report': return await cmdReport(ctx, o, out);
       case 'gate': return await cmdGate(ctx, o, out);
       case 'example': {
-        const ids = loadExampleData(ctx, null);
+        const ids = await loadExampleData(ctx, null);
         out.print(ids.length ? `created ${ids.length} example datasets` : 'the example datasets exist already', { ok: true, created: ids });
         return 0;
       }

@@ -1,8 +1,9 @@
 // The append-only audit log: who changed what, when, from what to what.
 import type { DB } from '../db/connection.ts';
 
-export type EntityType = 'sample' | 'dataset' | 'user' | 'import' | 'api_token' | 'response' | 'criterion' | 'label' | 'adjudication'
-  | 'judge_setting' | 'prompt' | 'metric' | 'run' | 'release' | 'labelling_sheet';
+export const AUDIT_TYPES = ['sample', 'dataset', 'user', 'import', 'api_token', 'response', 'criterion', 'label', 'adjudication',
+  'judge_setting', 'prompt', 'metric', 'run', 'release', 'labelling_sheet'] as const;
+export type EntityType = (typeof AUDIT_TYPES)[number];
 
 export interface AuditInput {
   actorId: number | null;

@@ -6,10 +6,11 @@ import { pageContext } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
 import { AuditPage } from '../../views/pages/admin.tsx';
+import { AUDIT_TYPES } from './queries.ts';
 
 const Query = z.object({
   before: z.coerce.number().int().positive().optional().catch(undefined),
-  type: z.enum(['sample', 'dataset', 'user', 'import']).optional().catch(undefined),
+  type: z.enum(AUDIT_TYPES).optional().catch(undefined),
 });
 const PAGE = 100;
 

@@ -14,6 +14,7 @@ import { holdoutPart } from './holdout.ts';
 import { comparePromptVersions } from './compare.ts';
 import { exampleItems } from './service.ts';
 import { ComparePage, PromptLabPage, type ExampleCandidate, type LabState } from '../../views/pages/prompt-lab.tsx';
+import { HoldoutConfirmPage } from '../../views/pages/holdout-looks.tsx';
 
 const ExampleList = z.array(z.object({ input: z.record(z.string(), z.unknown()), output: z.unknown(), response_id: z.number().int().optional() }).loose());
 const Draft = z.object({
@@ -75,6 +76,7 @@ export function labRoutes(app: AppContext): Router {
       draft: draft ?? { instruction: current.instruction, output_format: current.output_format, examples: current.examples, language: current.language },
       candidates, runs: runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset'),
       parts: { calibration: split.calibration.length, held_out: split.held_out.length },
+      heldOutLooks: app.holdoutLooks.count(dataset.id, metricKey),
     };
   }
 
@@ -155,11 +157,21 @@ export function labRoutes(app: AppContext): Router {
     const used = (JSON.parse(source.prompts) as { used?: Record<string, PromptInUse> }).used ?? {};
     const examples = exampleItems(source);
     const ids = partIds(dataset, criterionId, 'held_out').filter((id) => !examples.has(id));
+    // A second look at the held-out part spends it: ask before taking it, and count every look.
+    const looked = app.holdoutLooks.count(dataset.id, source.metric_key);
+    if (looked > 0 && req.body?.confirm !== '1') {
+      return sendDocument(res, HoldoutConfirmPage({ ctx: pageContext(req), dataset, source, criterionId, looked, fields: {
+        metric: String(req.body?.metric ?? ''), step: String(req.body?.step ?? ''), criterion: String(criterionId), run: String(source.id) } }));
+    }
     try {
-      const run = runner.create(req.user!.id, dataset.id, { name: `${source.name.split(' · ')[0]} · ${req.t('calib.part_held_out')}`, metricKey: source.metric_key,
-        prompts: used, selection: { response_ids: ids, part: 'held_out' } });
+      const run = app.db.transaction(() => {
+        const created = runner.create(req.user!.id, dataset.id, { name: `${source.name.split(' · ')[0]} · ${req.t('calib.part_held_out')} ${looked + 1}`,
+          metricKey: source.metric_key, prompts: used, selection: { response_ids: ids, part: 'held_out' } });
+        app.holdoutLooks.record({ ds: dataset.id, metric: source.metric_key, criterion: criterionId, run: created.id, source: source.id, by: req.user!.id });
+        return created;
+      })();
       void runner.start(run.id);
-      app.log.info('run.final_check', { source: source.id, run: run.id, items: ids.length });
+      app.log.info('run.final_check', { source: source.id, run: run.id, items: ids.length, look: looked + 1 });
       res.redirect(303, `/runs/${run.id}`);
     } catch (err) {
       if (err instanceof RunError) return sendError(req, res, 422, req.t(`err.run_${err.code}`));

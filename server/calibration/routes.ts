@@ -9,6 +9,8 @@ import { idParam } from '../datasets/routes.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { kappaCurve } from './report.ts';
 import { PARTS, type Part } from './service.ts';
+import { pairWarning, suggestPairs } from './suggest.ts';
+import { holdoutLooks } from './holdout-looks.ts';
 import { CalibrationPage, ReportBody, type ReportState } from '../../views/pages/calibration.tsx';
 
 const Query = z.object({
@@ -22,12 +24,24 @@ export function calibrationRoutes(app: AppContext): Router {
   const r = Router();
   const { datasets, criteria, runner, calibration } = app;
 
-  function resolve(dataset: DatasetRow, query: unknown): ReportState | null {
+  /** The pairs worth calibrating, best first (server/calibration/suggest.ts). */
+  function suggestions(dataset: DatasetRow) {
+    const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
+    return suggestPairs(cs, runner.queries.forDataset(dataset.id), calibration.calibratedPairs(dataset.id));
+  }
+
+  function resolve(dataset: DatasetRow, query: unknown, suggested = suggestions(dataset)): ReportState | null {
     const q = Query.parse(query ?? {});
     const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
     const runs = runner.queries.forDataset(dataset.id);
-    const criterion = cs.find((c) => c.id === q.criterion) ?? cs[0];
-    const run = runs.find((x) => x.id === q.run) ?? runs[0];
+    // An archived run stays readable when asked for by id; only the default leaves it out.
+    const asked = q.run === undefined ? undefined : runner.queries.byId(q.run);
+    const askedRun = asked && asked.dataset_id === dataset.id ? asked : undefined;
+    const askedCriterion = cs.find((c) => c.id === q.criterion);
+    // Without a choice, the best suggested pair (not the first criterion against the newest run).
+    const best = suggested.find((p) => (!askedCriterion || p.criterion.id === askedCriterion.id) && (!askedRun || p.run.id === askedRun.id));
+    const criterion = askedCriterion ?? best?.criterion ?? cs[0];
+    const run = askedRun ?? best?.run ?? runs[0];
     return criterion && run ? { criterion, run, part: q.part, threshold: q.threshold } : null;
   }
 
@@ -40,19 +54,23 @@ export function calibrationRoutes(app: AppContext): Router {
       const curve = state.criterion.kind === 'binary' ? kappaCurve(points.map((p) => p.score), points.map((p) => p.gold === '1'), 41) : null;
       return { points, curve };
     });
-    return ReportBody({ ctx, dataset, state, report, points, curve });
+    return ReportBody({ ctx, dataset, state, report, points, curve, looks: holdoutLooks(app, state.run) });
   }
 
   r.get('/datasets/:id/calibration', requireUser, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    const state = resolve(dataset, req.query);
+    const suggested = suggestions(dataset);
+    const state = resolve(dataset, req.query, suggested);
     // One page context per request: reading it takes the flash message out of the session.
     const ctx = pageContext(req);
     const content = state ? body(ctx, dataset, state) : null;
+    const runs = runner.queries.forDataset(dataset.id);
     sendPageOrFragment(req, res,
       () => CalibrationPage({ ctx, dataset, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response'),
-        runs: runner.queries.forDataset(dataset.id), state, body: content }),
+        // An archived run asked for by id is offered too, so the picker shows what the report is about.
+        runs: state && !runs.some((r) => r.id === state.run.id) ? [state.run, ...runs] : runs, state, body: content,
+        suggestions: state ? { pairs: suggested.slice(0, 4), warning: pairWarning(state.criterion, state.run.metric_key) } : null }),
       () => content ?? CalibrationPage({ ctx, dataset, criteria: [], runs: [], state: null, body: null }));
   });
 

@@ -61,6 +61,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
         reviewer_id = excluded.reviewer_id, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`),
     verdict: db.prepare<[number, number, number], VerdictRow>(`SELECT v.response_id, v.verdict, v.note, u.email AS reviewer_email, v.updated_at
       FROM review_verdict v JOIN user u ON u.id = v.reviewer_id WHERE v.run_id = ? AND v.response_id = ? AND v.criterion_id = ?`),
+    calibratedPairs: db.prepare<[number], { criterion_id: number; metric_key: string }>('SELECT DISTINCT criterion_id, metric_key FROM calibration WHERE dataset_id = ?'),
     verdicts: db.prepare<[number, number], VerdictRow>(`SELECT v.response_id, v.verdict, v.note, u.email AS reviewer_email, v.updated_at
       FROM review_verdict v JOIN user u ON u.id = v.reviewer_id WHERE v.run_id = ? AND v.criterion_id = ?`),
   };
@@ -137,6 +138,8 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
       })();
     },
     latestFor: (datasetId: number, metricKey: string) => s.latest.get(datasetId, metricKey),
+    /** "criterionId:metricKey" of every pair recorded as a calibration in the dataset. */
+    calibratedPairs: (datasetId: number) => new Set(s.calibratedPairs.all(datasetId).map((p) => `${p.criterion_id}:${p.metric_key}`)),
     setVerdict(reviewerId: number, v: { dataset_id: number; run_id: number; response_id: number; criterion_id: number; verdict: string; note: string }): void {
       db.transaction(() => {
         const before = s.verdict.get(v.run_id, v.response_id, v.criterion_id);

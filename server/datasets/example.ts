@@ -1,46 +1,151 @@
-// The bilingual HR-onboarding example, in the spirit of the course's "张伟是哪个部门的" lesson.
+// The bilingual HR-onboarding example, in the spirit of the course's "张伟是哪个部门的" lesson: enough
+// to walk the whole loop in minutes with no API key. Per language, 20 questions with ground truths,
+// the answers of two systems (rag-v1 and rag-v2, with their retrieved contexts), two criteria (the
+// answer is correct; each retrieved context is relevant), labels by two example experts (who disagree
+// on a few items; the second has not finished, so a newcomer's queue has items), samples in every
+// review state, and a judge run imported from a Ragas 0.4.3 results file (the metric columns
+// answer_correctness, faithfulness and context_precision) through the import users use. The run's
+// scores are what a real Ragas run could have produced on these items, including a few judge errors
+// for the audit queue to find.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AppContext } from '../app-context.ts';
-import type { SampleInput } from '../samples/service.ts';
+import type { CurrentUser } from '../http/context.ts';
+import { labelsFromForm } from './example/labels.ts';
+import { ragasResults } from './example/scores.ts';
+import type { ExampleItem } from './example/types.ts';
+import { ZH_ITEMS } from './example/zh.ts';
+import { EN_ITEMS } from './example/en.ts';
 
-type Example = Omit<SampleInput, 'notes' | 'source'> & { source?: string; notes?: string };
+export const EXAMPLE_RUN = 'ragas-0.4.3';
 
-const ZH: Example[] = [
-  { question: '张伟是哪个部门的？', ground_truth: '张伟是教研部的成员，负责课程研发。', reference_contexts: ['张伟 教研部工程师，他最近在负责课程研发'], tags: ['员工信息'] },
-  { question: '新员工入职第一天需要带哪些材料？', ground_truth: '身份证原件、学历证书原件、离职证明和一张一寸照片。', reference_contexts: ['入职须知：请携带身份证原件、学历学位证书原件、上家单位离职证明及一寸免冠照片一张。'], tags: ['入职'] },
-  { question: '如何请年假？', ground_truth: '在 OA 系统提交年假申请，由直属主管审批；3 天以上还需部门负责人审批。', reference_contexts: ['年假申请通过 OA 系统提交，直属主管审批。连续 3 天及以上的假期需部门负责人二级审批。'], tags: ['请假', '制度'] },
-  { question: '试用期是多久？', ground_truth: '试用期为 3 个月，表现优秀者可申请提前转正。', reference_contexts: ['公司试用期统一为三个月。试用期内表现突出的员工，经主管推荐可提前转正。'], tags: ['入职', '制度'] },
-  { question: '报销的流程是什么？', ground_truth: '在费用系统填写报销单并上传发票，经二级主管审批后由财务打款。', reference_contexts: ['费用报销：登录费用系统填写报销单，上传电子发票，提交后依次由直属主管、二级主管审批，财务在 5 个工作日内打款。'], tags: ['报销', '制度'] },
-  { question: '公司的 Wi-Fi 密码在哪里查？', ground_truth: '在内网首页的“IT 服务”栏目中可以查到，访客网络另有密码。', reference_contexts: [], tags: ['IT'] },
-  { question: '绩效考核多久一次？', ground_truth: '每季度一次，由绩效管理部组织。', reference_contexts: ['绩效管理部 韩杉 李飞 负责建立并维护员工绩效档案，每季度组织一次绩效评价会议。'], tags: ['绩效'] },
-  { question: '加班有调休吗？', ground_truth: '工作日加班可在一个月内申请等时长调休，需主管批准。', reference_contexts: ['工作日加班可申请调休，调休需在加班后一个月内使用，并经直属主管批准。'], tags: ['请假', '制度'] },
+interface ExampleSet {
+  name: string; language: 'zh' | 'en'; domain: string; description: string; items: ExampleItem[];
+  /** What rag-v2 says before a correct answer: its answers are worded differently from the ground truth. */
+  v2Prefix: string;
+  criteria: { correct: { options: string; guidelines: string }; relevant: { guidelines: string } };
+  experts: { a: { email: string; name: string }; b: { email: string; name: string } };
+  rationale: { wrong: string; disagree: string };
+}
+
+const SETS: ExampleSet[] = [
+  {
+    name: '新人入职答疑（示例）', language: 'zh', domain: '人力资源', items: ZH_ITEMS, v2Prefix: '根据公司制度，',
+    description: '示例：新员工常见问题、HR 专家给出的标准答案、两个 RAG 系统的回答、两位示例专家的标注，以及一次导入的 Ragas 评分。',
+    criteria: {
+      correct: { options: '正确\n错误', guidelines: '回答与标准答案的事实一致即为正确；遗漏关键条件（如审批层级、天数）或说错事实即为错误。' },
+      relevant: { guidelines: '该段上下文包含回答问题所需的信息即为相关；只是同一主题但不能回答问题的段落不算。' },
+    },
+    experts: { a: { email: 'li.wei@example.com', name: '李伟（示例专家）' }, b: { email: 'wang.fang@example.com', name: '王芳（示例专家）' } },
+    rationale: { wrong: '回答与上下文中的制度不一致。', disagree: '我认为回答基本正确，只是表述不同。' },
+  },
+  {
+    name: 'HR onboarding (example)', language: 'en', domain: 'Human resources', items: EN_ITEMS, v2Prefix: 'According to the company policy: ',
+    description: 'Example: questions new employees ask, ground truths by HR experts, the answers of two RAG systems, labels by two example experts, and an imported Ragas run.',
+    criteria: {
+      correct: { options: 'Correct\nWrong', guidelines: 'Correct when the facts agree with the ground truth; wrong when a key condition (approval level, number of days) is missing or a fact is wrong.' },
+      relevant: { guidelines: 'Relevant when the context holds what the answer needs; a passage on the same topic that does not answer the question is not relevant.' },
+    },
+    experts: { a: { email: 'maria.lopez@example.com', name: 'Maria Lopez (example expert)' }, b: { email: 'tom.baker@example.com', name: 'Tom Baker (example expert)' } },
+    rationale: { wrong: 'The answer contradicts the policy in the context.', disagree: 'I read the answer as essentially right, only worded differently.' },
+  },
 ];
 
-const EN: Example[] = [
-  { question: 'Which department is Zhang Wei in?', ground_truth: 'Zhang Wei is a member of the Teaching & Research department.', reference_contexts: ['Zhang Wei, engineer, Teaching & Research department, currently working on course development.'], tags: ['people'] },
-  { question: 'What do I bring on my first day?', ground_truth: 'Your ID card, original degree certificates, the leaving certificate from your last employer and one passport photo.', reference_contexts: ['Onboarding: bring your ID card, original diplomas, the leaving certificate from your previous employer and a passport photo.'], tags: ['onboarding'] },
-  { question: 'How do I request annual leave?', ground_truth: 'Submit a request in the OA system; your manager approves it, and leave of 3 days or more also needs the head of department.', reference_contexts: ['Annual leave is requested in the OA system and approved by the direct manager. Three or more consecutive days also require the head of department.'], tags: ['leave', 'policy'] },
-  { question: 'How long is the probation period?', ground_truth: 'Three months; outstanding employees may be confirmed early.', reference_contexts: ['The probation period is three months for everyone. Managers may recommend outstanding employees for early confirmation.'], tags: ['onboarding', 'policy'] },
-  { question: 'How are expenses reimbursed?', ground_truth: 'Fill in a claim in the expense system with the invoices; after two levels of approval finance pays within 5 working days.', reference_contexts: ['Expenses: file a claim in the expense system, attach e-invoices; the direct manager and the second-level manager approve; finance pays within five working days.'], tags: ['expenses', 'policy'] },
-  { question: 'How often are performance reviews?', ground_truth: 'Every quarter, organised by the performance management team.', reference_contexts: ['The performance management team keeps performance records and holds a review every quarter.'], tags: ['performance'] },
-];
+/** Questions whose rag-v1 / rag-v2 answer is the wrong one. */
+const V1_WRONG = new Set([3, 11, 16]);
+const V2_WRONG = new Set([1, 4, 7, 10, 13, 18]);
+/** Responses (in file order) on which the second expert's "correct" differs from the first's; and one context. */
+const B_DISAGREES = new Set([5, 22, 30]);
+const B_CONTEXT_DISAGREES = { response: 8, context: 1 };
+/** The second expert labelled the first 32 responses of 40: the rest wait in the queue. */
+const B_LABELLED = 32;
+
+/** One response of the example: what the system answered and retrieved, and the truth the experts label. */
+export interface ExampleResponse { item: ExampleItem; system: string; answer: string; contexts: string[]; correct: boolean }
+
+export function exampleResponses(set: Pick<ExampleSet, 'items' | 'v2Prefix'>): ExampleResponse[] {
+  return set.items.flatMap((item, i) => {
+    const v2Contexts = i % 5 === 2 ? [item.other] : i % 2 ? [item.other, item.ctx] : [item.ctx, item.other];
+    return [
+      { item, system: 'rag-v1', answer: V1_WRONG.has(i) ? item.wrong : item.gt, contexts: [item.ctx, item.other], correct: !V1_WRONG.has(i) },
+      { item, system: 'rag-v2', answer: V2_WRONG.has(i) ? item.wrong : set.v2Prefix + item.gt, contexts: v2Contexts, correct: !V2_WRONG.has(i) },
+    ];
+  });
+}
+
+/** A user for an example expert: no password (an admin can invite them), created once. */
+function exampleExpert(app: AppContext, who: { email: string; name: string }): CurrentUser {
+  let row = app.users.queries.byEmail(who.email);
+  if (!row) {
+    const id = app.users.queries.insert({ email: who.email, name: who.name, role: 'expert', password_hash: null });
+    app.audit.record({ actorId: null, entityType: 'user', entityId: id, action: 'create_from_import', after: { email: who.email, role: 'expert' } });
+    row = app.users.queries.byId(id)!;
+  }
+  return { id: row.id, email: row.email, name: row.name, role: 'expert', locale: null };
+}
+
+async function loadSet(app: AppContext, actorId: number | null, set: ExampleSet, dir: string): Promise<number> {
+  const a = exampleExpert(app, set.experts.a);
+  const b = exampleExpert(app, set.experts.b);
+  const dataset = app.datasets.create(actorId, { name: set.name, description: set.description, language: set.language, domain: set.domain });
+  const responses = exampleResponses(set);
+  // 1. The answers, through the import users use (the second expert wrote the questions).
+  const answers = path.join(dir, `${set.language}-answers.jsonl`);
+  fs.writeFileSync(answers, responses.map((r) => JSON.stringify({ user_input: r.item.q, reference: r.item.gt, reference_contexts: [r.item.ctx],
+    response: r.answer, retrieved_contexts: r.contexts, system: r.system, tags: r.item.tags, source: 'scenario' })).join('\n') + '\n');
+  const imported = await app.imports.importFile(b.id, dataset.id, answers, { format: 'jsonl' });
+  if (!imported.ok) throw new Error(`example answers did not import: ${JSON.stringify(imported.errors.slice(0, 3))}`);
+  const ids = app.db.prepare<[number], number>('SELECT id FROM response WHERE dataset_id = ? ORDER BY id').pluck().all(dataset.id);
+  if (ids.length !== responses.length) throw new Error(`example: ${ids.length} responses stored of ${responses.length}`);
+
+  app.db.transaction(() => {
+    // 2. Criteria, two experts per item, and the samples in every review state.
+    const correct = app.criteria.create(actorId, dataset.id, { name: 'correct', kind: 'binary', target: 'response',
+      options: set.criteria.correct.options.split('\n').map((label, k) => ({ value: k === 0 ? '1' : '0', label })), scale_min: null, scale_max: null,
+      guidelines: set.criteria.correct.guidelines });
+    const relevant = app.criteria.create(actorId, dataset.id, { name: 'relevant', kind: 'binary', target: 'context', options: [],
+      scale_min: null, scale_max: null, guidelines: set.criteria.relevant.guidelines });
+    app.labels.setAssignment(actorId ?? a.id, dataset.id, 2, []);
+    const cs = [correct, relevant];
+    // 3. Labels, submitted as the workspace submits them.
+    responses.forEach((r, k) => {
+      const target = { id: ids[k]!, dataset_id: dataset.id, nContexts: r.contexts.length };
+      const truth = { correct: r.correct, relevant: r.contexts.map((c) => c === r.item.ctx) };
+      app.labels.submit(a, target, cs, labelsFromForm(correct.id, relevant.id, truth, r.correct ? '' : set.rationale.wrong), null);
+      if (k >= B_LABELLED) return;
+      const byB = { correct: B_DISAGREES.has(k) ? !r.correct : r.correct,
+        relevant: truth.relevant.map((v, c) => (k === B_CONTEXT_DISAGREES.response && c === B_CONTEXT_DISAGREES.context ? !v : v)) };
+      app.labels.submit(b, target, cs, labelsFromForm(correct.id, relevant.id, byB, B_DISAGREES.has(k) ? set.rationale.disagree : ''), null);
+    });
+    const samples = app.db.prepare<[number], { id: number; version: number }>('SELECT id, version FROM sample WHERE dataset_id = ? ORDER BY id').all(dataset.id);
+    samples.forEach((s, i) => {
+      if (i % 4 === 3) return; // drafts
+      const submitted = app.samples.transition(b.id, s.id, s.version, 'submit');
+      if (i % 4 === 0 || i % 4 === 2) app.samples.transition(a.id, s.id, submitted.version, 'approve');
+    });
+  })();
+
+  // 4. The judge run: a Ragas 0.4.3 results file (EvaluationResult.to_pandas().to_csv(), with the
+  // system column kept) imported as the run the calibration and the audit queue read.
+  const results = path.join(dir, `${set.language}-ragas-results.csv`);
+  fs.writeFileSync(results, ragasResults(responses));
+  const scored = await app.imports.importFile(actorId, dataset.id, results, { format: 'csv', runName: EXAMPLE_RUN });
+  if (!scored.ok) throw new Error(`example scores did not import: ${JSON.stringify(scored.errors.slice(0, 3))}`);
+  return dataset.id;
+}
 
 /** Creates the example datasets that do not exist yet; returns the ids of those it created. */
-export function loadExampleData(app: AppContext, actorId: number | null): number[] {
+export async function loadExampleData(app: AppContext, actorId: number | null): Promise<number[]> {
   const created: number[] = [];
-  const sets = [
-    { name: '新人入职答疑（示例）', language: 'zh' as const, domain: '人力资源', description: '示例：新员工常见问题及 HR 专家给出的标准答案。', rows: ZH },
-    { name: 'HR onboarding (example)', language: 'en' as const, domain: 'Human resources', description: 'Example: questions new employees ask, with ground truths written by HR experts.', rows: EN },
-  ];
-  app.db.transaction(() => {
-    for (const set of sets) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-example-'));
+  try {
+    for (const set of SETS) {
       if (app.datasets.byName(set.name)) continue;
-      const d = app.datasets.create(actorId, { name: set.name, description: set.description, language: set.language, domain: set.domain });
-      set.rows.forEach((row, i) => {
-        const s = app.samples.create(actorId, d.id, { source: 'scenario', notes: '', ...row });
-        if (i % 2 === 0) app.samples.transition(actorId, s.id, s.version, 'submit');
-      });
-      created.push(d.id);
+      created.push(await loadSet(app, actorId, set, dir));
     }
-  })();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
   return created;
 }

@@ -7,6 +7,8 @@ import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { DatasetError } from './service.ts';
+import type { DatasetRow } from './queries.ts';
+import { waitingFor } from './waiting.ts';
 import { loadExampleData } from './example.ts';
 import { STATUSES } from '../samples/queries.ts';
 import { DatasetSettingsPage, DatasetsPage } from '../../views/pages/datasets.tsx';
@@ -47,13 +49,15 @@ export function sampleList(app: AppContext, datasetId: number, state: ListState)
   return { rows, total, tags: app.samples.queries.tags(datasetId), authors: app.samples.queries.authors(datasetId) };
 }
 
-export function labellingSummary(app: AppContext, datasetId: number, user: Request['user']) {
+export function labellingSummary(app: AppContext, dataset: DatasetRow, user: Request['user']) {
+  const waiting = waitingFor(app, dataset, user);
   return {
-    responses: app.responses.countForDataset(datasetId),
-    criteria: app.criteria.forDataset(datasetId).length,
-    canLabel: app.labels.canLabel(datasetId, user),
-    canAdjudicate: app.labels.canAdjudicate(datasetId, user),
-    progress: app.labels.progress(datasetId, user?.id ?? 0),
+    responses: dataset.n_responses,
+    criteria: app.criteria.forDataset(dataset.id).length,
+    canLabel: waiting.canLabel,
+    canAdjudicate: waiting.canAdjudicate,
+    progress: app.labels.progress(dataset.id, user?.id ?? 0),
+    waiting,
   };
 }
 
@@ -81,8 +85,8 @@ export function datasetRoutes(app: AppContext): Router {
     }
   });
 
-  r.post('/datasets/example', expert, (req, res) => {
-    const ids = loadExampleData(app, req.user!.id);
+  r.post('/datasets/example', expert, async (req, res) => {
+    const ids = await loadExampleData(app, req.user!.id);
     redirectAfterPost(req, res, ids.length ? `/datasets/${ids[0]}` : '/datasets');
   });
 
@@ -93,7 +97,7 @@ export function datasetRoutes(app: AppContext): Router {
     const list = sampleList(app, dataset.id, state);
     const ctx = pageContext(req);
     sendPageOrFragment(req, res,
-      () => DatasetPage({ ctx, dataset, list, state, labelling: labellingSummary(app, dataset.id, req.user) }),
+      () => DatasetPage({ ctx, dataset, list, state, labelling: labellingSummary(app, dataset, req.user) }),
       () => SampleTable({ ctx, dataset, list, state }));
   });
 

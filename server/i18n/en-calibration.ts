@@ -10,7 +10,7 @@ export const enCalibration = {
   'calib.part_held_out': 'Held-out part (final check)',
   'calib.part_all': 'All items',
   'calib.threshold': 'Pass threshold',
-  'calib.review': 'Review disagreements',
+  'calib.review': 'Judge audit: where judge and gold disagree',
   'calib.not_meaningful': 'Only {n} items: with fewer than 20 the figures are not yet meaningful.',
   'calib.figures': 'Figures',
   'calib.figure': 'Figure',

@@ -101,7 +101,7 @@ export const enLabelling = {
   'response.context_n': 'context {n}',
   'response.rationales': 'Rationales',
 
-  'disagree.title': 'Disagreements',
+  'disagree.title': 'Expert disagreements',
   'disagree.lead': 'Items where the experts\' submitted labels differ and nobody has set the gold value yet.',
   'disagree.none': 'No open disagreements.',
   'agreement.title': 'Agreement',

@@ -1,8 +1,8 @@
 // English messages for the audit queue: items where the judge and the gold label disagree, and reviewers' verdicts.
 export const enReview = {
-  'review.title': 'Disagreement review',
+  'review.title': 'Judge audit',
   'review.lead': 'Items where the judge and the experts\' gold value disagree, worst first. For each, decide who was right: it corrects wrong gold labels and shows where the judge\'s prompt or the guidelines need work.',
-  'review.open': 'Review disagreements',
+  'review.open': 'Judge audit',
   'review.filters': 'Filters',
   'review.criterion': 'Criterion',
   'review.verdict_filter': 'Verdict',

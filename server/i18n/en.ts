@@ -4,6 +4,7 @@ import { enJudge } from './en-judge.ts';
 import { enCalibration } from './en-calibration.ts';
 import { enReview } from './en-review.ts';
 import { enReleases } from './en-releases.ts';
+import { enFirsthour } from './en-firsthour.ts';
 
 export const en = {
   ...enLabelling,
@@ -11,6 +12,7 @@ export const en = {
   ...enCalibration,
   ...enReview,
   ...enReleases,
+  ...enFirsthour,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

@@ -12,7 +12,7 @@ export const zhCalibration: Record<keyof typeof enCalibration, string> = {
   'calib.part_held_out': '留出集（最终检验）',
   'calib.part_all': '全部数据',
   'calib.threshold': '通过阈值',
-  'calib.review': '复核分歧',
+  'calib.review': '评测模型审查：评测模型与金标准不一致之处',
   'calib.not_meaningful': '只有 {n} 条数据：少于 20 条时这些数字还没有意义。',
   'calib.figures': '指标',
   'calib.figure': '指标',

@@ -103,7 +103,7 @@ export const zhLabelling: Record<keyof typeof enLabelling, string> = {
   'response.context_n': '参考资料 {n}',
   'response.rationales': '标注理由',
 
-  'disagree.title': '分歧',
+  'disagree.title': '专家分歧',
   'disagree.lead': '专家提交的标注不一致、且尚未裁定金标准的数据。',
   'disagree.none': '没有待处理的分歧。',
   'agreement.title': '一致性',

@@ -2,9 +2,9 @@
 import type { enReview } from './en-review.ts';
 
 export const zhReview: Record<keyof typeof enReview, string> = {
-  'review.title': '分歧复核',
+  'review.title': '评测模型审查',
   'review.lead': '评测模型与专家金标准不一致的数据，分歧最大的排在最前。逐条判断谁对：据此修正错误的金标准，并找出评测提示词或评判指南需要改进的地方。',
-  'review.open': '复核分歧',
+  'review.open': '评测模型审查',
   'review.filters': '筛选',
   'review.criterion': '评判标准',
   'review.verdict_filter': '复核结论',
@@ -34,8 +34,8 @@ export const zhReview: Record<keyof typeof enReview, string> = {
   'review.none': '没有符合筛选条件的数据。',
   'review.no_criteria': '该评测集还没有回答级的评判标准，请先在评判标准页面添加。',
   'review.not_comparable': '本次运行的分数既不在评判标准的量表上，也不在 0 到 1 之间，无法与金标准比较。',
-  'review.item_title': '复核 #{id}',
-  'review.back': '返回复核队列',
+  'review.item_title': '审查 #{id}',
+  'review.back': '返回审查队列',
   'review.prev_item': '← 上一条',
   'review.next_item': '下一条 →',
   'review.item_nav': '队列中的数据',

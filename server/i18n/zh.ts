@@ -5,6 +5,7 @@ import { zhJudge } from './zh-judge.ts';
 import { zhCalibration } from './zh-calibration.ts';
 import { zhReview } from './zh-review.ts';
 import { zhReleases } from './zh-releases.ts';
+import { zhFirsthour } from './zh-firsthour.ts';
 
 export const zh: Record<MessageKey, string> = {
   ...zhLabelling,
@@ -12,6 +13,7 @@ export const zh: Record<MessageKey, string> = {
   ...zhCalibration,
   ...zhReview,
   ...zhReleases,
+  ...zhFirsthour,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

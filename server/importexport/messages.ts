@@ -4,7 +4,34 @@ import type { RowError } from '../io/errors.ts';
 
 const KIND_ZH: Record<string, string> = { object: '对象', array: '数组', string: '文本', number: '数字', boolean: '布尔值', null: '空值' };
 
-/** English comes from the parser itself; Chinese is written here. Parser details (JSON.parse text) stay verbatim. */
+// Parsers explain in English (csv-parse's codes and messages, JSON.parse's messages, goldset's own
+// JSON scanner); a Chinese reader gets the same explanation from these tables instead of that text.
+const CSV_ZH: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: '引号没有闭合', CSV_INVALID_CLOSING_QUOTE: '闭合引号后出现了意外的字符', CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: '闭合引号后有多余的字符',
+  CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: '单元格数与表头不一致', CSV_RECORD_INCONSISTENT_COLUMNS: '单元格数与表头不一致', CSV_MAX_RECORD_SIZE: '单条记录过大',
+  CSV_INVALID_ARGUMENT: '文件无法按 CSV 读取', INVALID_OPENING_QUOTE: '单元格中间出现了引号',
+};
+const JSON_ZH: [RegExp, string][] = [
+  [/unterminated string/i, '字符串缺少结束引号'], [/bad control character|bad escaped character/i, '字符串中有未转义的控制字符或无效的转义'],
+  [/unexpected end of (json input|file inside)/i, '内容在记录中途结束'], [/missing closing '\]'/i, '文件结束时缺少右方括号 ]'],
+  [/expected ',' or '\]' between records/i, '记录之间缺少逗号'], [/unexpected ','/i, '多余的逗号'], [/after the closing '\]'/i, '右方括号 ] 之后还有多余内容'],
+  [/expected property name|expected double-quoted property name/i, '缺少带双引号的字段名'], [/expected ',' or '[}\]]'/i, '缺少逗号或右括号'],
+  [/expected ':'/i, '字段名后缺少冒号'], [/unexpected (token|character|non-whitespace)/i, '出现了意外的字符'],
+];
+const LIST_ZH: Record<string, string> = {
+  not_a_list: '不是列表', unterminated_list: '列表缺少右方括号 ]', unterminated_string: '列表项缺少结束引号', expected_string: '列表项应为带引号的文本',
+  expected_separator: '列表项之间缺少逗号', mismatched_bracket: '括号不匹配', trailing_text: '列表之后有多余内容', bad_escape: '转义序列无效',
+  unsupported_escape: '不支持的转义序列', bytes_literal: '不支持字节串（b\'…\'）', item_not_string: '列表项不是文本',
+};
+const VALUE_ZH: Record<string, string> = { 'must not be negative': '不能为负数' };
+
+function jsonZh(detail: string): string {
+  const where = /position (\d+)/i.exec(detail);
+  const what = JSON_ZH.find(([re]) => re.test(detail))?.[1] ?? '格式错误';
+  return where ? `${what}，约在第 ${Number(where[1]) + 1} 个字符处` : what;
+}
+
+/** English comes from the parser itself; Chinese is written here, parser details included (never the parser's English). */
 export function rowErrorMessage(e: RowError, locale: Locale): string {
   if (locale === 'en') return e.message;
   const at = e.line > 0 ? (e.unit === 'row' ? `第 ${e.line} 行：` : `第 ${e.line} 行：`) : '';
@@ -17,15 +44,15 @@ export function rowErrorMessage(e: RowError, locale: Locale): string {
     case 'file_too_large': return `${at}单个 JSON 值过大（${Math.round(e.params.bytes / 1048576)} MB，上限 ${Math.round(e.params.limit / 1048576)} MB）；请导出为 JSON 对象数组或 JSONL`;
     case 'not_an_array': return `应为 JSON 对象数组（[{…}, {…}]），实际是${KIND_ZH[e.params.got]}`;
     case 'missing_column': return `${at}缺少问题列：请添加名为 ${names(e.params.accepted)} 的列`;
-    case 'csv_syntax': return `${at}CSV 语法错误：${e.params.detail}${e.params.fileLine !== null ? `（文件第 ${e.params.fileLine} 行附近）` : ''}；其后的内容未读取`;
+    case 'csv_syntax': return `${at}CSV 语法错误：${CSV_ZH[e.params.csvCode] ?? '无法解析该行'}${e.params.fileLine !== null ? `（文件第 ${e.params.fileLine} 行附近）` : ''}；其后的内容未读取`;
     case 'column_count': return `${at}有 ${e.params.actual} 个单元格，但表头有 ${e.params.expected} 列；请检查单元格中未加引号的逗号`;
     case 'not_utf8': return `${at}文本不是有效的 UTF-8；请另存为“CSV UTF-8”或 UTF-8 文本后重新导入`;
-    case 'invalid_json': return `${at}不是有效的 JSON（${e.params.detail}）`;
+    case 'invalid_json': return `${at}不是有效的 JSON（${jsonZh(e.params.detail)}）`;
     case 'not_an_object': return `${at}应为 JSON 对象 {…}，实际是${KIND_ZH[e.params.got]}`;
     case 'missing_value': return e.params.present ? `${at}${col}为空；每一行都需要有问题` : `${at}缺少问题：请添加 ${names(e.params.accepted)}`;
-    case 'not_a_list': return `${at}${col}不是列表：应为 ['…'] 或 ["…"]（${e.params.detail}${e.params.position !== null ? `，位置 ${e.params.position}` : ''}）`;
+    case 'not_a_list': return `${at}${col}不是列表：应为 ['…'] 或 ["…"]（${LIST_ZH[e.params.reason] ?? '格式错误'}${e.params.position !== null ? `，位置 ${e.params.position}` : ''}）`;
     case 'not_a_string': return `${at}${col}应为文本，实际是${KIND_ZH[e.params.got]}`;
     case 'not_a_number': return `${at}${col}不是数字：“${e.params.value.slice(0, 40)}”`;
-    case 'invalid_value': return `${at}${col}无效：${e.params.detail}`;
+    case 'invalid_value': return `${at}${col}无效：${VALUE_ZH[e.params.detail] ?? '值不符合要求'}`;
   }
 }

@@ -7,7 +7,7 @@ export interface RunRow {
   id: number; dataset_id: number; name: string; metric_key: string; source: 'goldset' | 'imported'; status: RunStatus;
   model: string; embedding_model: string; prompts: string; selection: string; concurrency: number; n_total: number;
   llm_calls: number; cached_calls: number; prompt_tokens: number; completion_tokens: number; error: string | null;
-  created_by: number | null; created_at: string; started_at: string | null; finished_at: string | null;
+  created_by: number | null; created_at: string; started_at: string | null; finished_at: string | null; archived: 0 | 1;
 }
 
 export interface RunSummary {
@@ -29,7 +29,8 @@ export function runQueries(db: DB) {
     byId: db.prepare<[number], RunRow>('SELECT * FROM run WHERE id = ?'),
     byName: db.prepare<[number, string, string], RunRow>('SELECT * FROM run WHERE dataset_id = ? AND name = ? AND metric_key = ?'),
     byNameAny: db.prepare<[number, string], RunRow>('SELECT * FROM run WHERE dataset_id = ? AND name = ? ORDER BY id'),
-    forDataset: db.prepare<[number], RunRow>('SELECT * FROM run WHERE dataset_id = ? ORDER BY id DESC LIMIT 200'),
+    forDataset: db.prepare<[number, number], RunRow>('SELECT * FROM run WHERE dataset_id = ? AND archived <= ? ORDER BY id DESC LIMIT 200'),
+    setArchived: db.prepare<[number, number]>('UPDATE run SET archived = ? WHERE id = ?'),
     unfinished: db.prepare<[], RunRow>("SELECT * FROM run WHERE status IN ('queued', 'running') AND source = 'goldset' ORDER BY id"),
     insert: db.prepare(`INSERT INTO run (dataset_id, name, metric_key, source, status, model, embedding_model, prompts, selection, concurrency, n_total, created_by)
       VALUES (@dataset_id, @name, @metric_key, @source, @status, @model, @embedding_model, @prompts, @selection, @concurrency, @n_total, @created_by)`),
@@ -85,9 +86,11 @@ export function runQueries(db: DB) {
     byId: (id: number) => s.byId.get(id),
     byName: (datasetId: number, name: string, metricKey: string) => s.byName.get(datasetId, name, metricKey),
     byNameAny: (datasetId: number, name: string) => s.byNameAny.all(datasetId, name),
-    forDataset: (datasetId: number) => s.forDataset.all(datasetId),
+    /** The dataset's runs, newest first; archived ones only when asked for (lists and default pickers leave them out). */
+    forDataset: (datasetId: number, includeArchived = false) => s.forDataset.all(datasetId, includeArchived ? 1 : 0),
+    setArchived: (id: number, archived: boolean) => s.setArchived.run(archived ? 1 : 0, id),
     unfinished: () => s.unfinished.all(),
-    insert: (r: Omit<RunRow, 'id' | 'llm_calls' | 'cached_calls' | 'prompt_tokens' | 'completion_tokens' | 'error' | 'created_at' | 'started_at' | 'finished_at'>) =>
+    insert: (r: Omit<RunRow, 'id' | 'llm_calls' | 'cached_calls' | 'prompt_tokens' | 'completion_tokens' | 'error' | 'created_at' | 'started_at' | 'finished_at' | 'archived'>) =>
       Number(s.insert.run(r).lastInsertRowid),
     setStatus: (id: number, status: RunStatus, error: string | null = null) => s.setStatus.run({ id, status, error }),
     addUsage: (id: number, u: { llm_calls: number; cached_calls: number; prompt: number; completion: number }) => s.addUsage.run({ id, ...u }),

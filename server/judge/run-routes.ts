@@ -4,14 +4,15 @@ import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { parseForm } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
-import { sendDocument, sendHtml } from '../http/render.ts';
+import { sendDocument, sendHtml, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { RunError } from './runner.ts';
 import type { RunSummary } from './run-queries.ts';
 import { systemNames } from '../responses/queries.ts';
+import { RunPage, RunProgress, RunsPage, ScoresSection, TracePage } from '../../views/pages/runs.tsx';
+import { planRuns } from './run-plan.ts';
 import { releaseSelection } from '../releases/runs.ts';
-import { RunPage, RunProgress, RunsPage, TracePage } from '../../views/pages/runs.tsx';
 
 const RunForm = z.object({
   metric: z.string().min(1, { error: 'err.required' }),
@@ -36,17 +37,22 @@ export function runRoutes(app: AppContext): Router {
   const NO_SCORES: RunSummary = { scored: 0, errored: 0, skipped: 0, mean: null, reasons: [] };
 
   /** Every run of the dataset with its figures; the figures are kept until the dataset's data (scores included) changes. */
-  function runsWithSummaries(datasetId: number) {
+  function runsWithSummaries(datasetId: number, includeArchived: boolean) {
     const summaries = app.derived.get(datasetId, 'run-summaries', () => runner.queries.summaries(datasetId));
-    return runner.queries.forDataset(datasetId).map((run) => ({ run, summary: summaries.get(run.id) ?? NO_SCORES }));
+    return runner.queries.forDataset(datasetId, includeArchived).map((run) => ({ run, summary: summaries.get(run.id) ?? NO_SCORES }));
   }
 
   function runsPage(req: Request, datasetId: number, extra: { values?: Record<string, string>; errors?: Record<string, string> } = {}) {
     const dataset = datasets.get(datasetId)!;
+    const showArchived = req.query.archived === '1';
+    const metrics = metricsFor(dataset.id);
+    const settings = app.judgeSettings.effective();
     return RunsPage({
-      ctx: pageContext(req), dataset, metrics: metricsFor(dataset.id), systems: systemNames(app, dataset.id),
-      runs: runsWithSummaries(dataset.id), releases: app.releases.list(dataset.id).map((x) => x.tag),
-      judgeReady: app.judgeSettings.effective() !== null, ...extra,
+      ctx: pageContext(req), dataset, metrics, systems: systemNames(app, dataset.id),
+      runs: runsWithSummaries(dataset.id, showArchived), showArchived, releases: app.releases.list(dataset.id).map((x) => x.tag),
+      judgeReady: settings !== null, ...extra,
+      plan: { metrics: planRuns(app, dataset, metrics.map((m) => registry.get(dataset.id, m.key)!)), priced: settings !== null && (settings.price_prompt > 0 || settings.price_completion > 0),
+        embeddingModel: settings?.embedding_model ?? '' },
     });
   }
 
@@ -54,6 +60,15 @@ export function runRoutes(app: AppContext): Router {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     sendDocument(res, runsPage(req, dataset.id));
+  });
+
+  r.post('/runs/:id/archive', expert, (req, res) => {
+    const loaded = loadRun(req.params.id);
+    if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
+    const archived = req.body?.archived === '1';
+    runner.setArchived(req.user!.id, loaded.run.id, archived);
+    req.session.flash = req.t(archived ? 'fh.run_archived' : 'fh.run_unarchived');
+    res.redirect(303, `/runs/${loaded.run.id}`);
   });
 
   r.post('/datasets/:id/runs', expert, (req, res) => {
@@ -93,8 +108,11 @@ export function runRoutes(app: AppContext): Router {
     const page = Math.max(1, Number(req.query.page) || 1);
     const status = ['ok', 'error', 'skipped'].includes(String(req.query.status)) ? String(req.query.status) : '';
     const scores = runner.queries.scores(run.id, { limit: PAGE + 1, offset: (page - 1) * PAGE, status: status || null });
-    sendDocument(res, RunPage({ ctx: pageContext(req), dataset, run, summary: runner.queries.summary(run.id), cost: costOf(run),
-      scores: scores.slice(0, PAGE), page, more: scores.length > PAGE, status }));
+    const ctx = pageContext(req);
+    const list = { ctx, run, scores: scores.slice(0, PAGE), page, more: scores.length > PAGE, status };
+    // htmx asks for the scores table alone when the live progress reports the run finished (run-finished).
+    sendPageOrFragment(req, res, () => RunPage({ ...list, dataset, summary: runner.queries.summary(run.id), cost: costOf(run), looks: app.holdoutLooks.ofRun(run.id) }),
+      () => ScoresSection(list));
   });
 
   function costOf(run: { prompt_tokens: number; completion_tokens: number }) {
@@ -104,7 +122,11 @@ export function runRoutes(app: AppContext): Router {
   r.get('/runs/:id/progress', requireUser, (req, res) => {
     const loaded = loadRun(req.params.id);
     if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
-    sendHtml(res, RunProgress({ ctx: pageContext(req), run: loaded.run, summary: runner.queries.summary(loaded.run.id), cost: costOf(loaded.run) }));
+    const { run } = loaded;
+    // The last poll, once the run has stopped, tells the scores table to load itself (STYLE.md 6). The event
+    // is sent to the table itself: the progress element it would otherwise fire on has just been swapped out.
+    if (run.status !== 'running' && run.status !== 'queued') res.set('HX-Trigger', JSON.stringify({ 'run-finished': { target: '#scores' } }));
+    sendHtml(res, RunProgress({ ctx: pageContext(req), run, summary: runner.queries.summary(run.id), cost: costOf(run) }));
   });
 
   r.post('/runs/:id/cancel', expert, (req, res) => {

@@ -158,6 +158,16 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries, deps: { set
       return true;
     },
 
+    /** Archives a run (hidden from lists and default pickers, still readable) or brings it back. */
+    setArchived(actorId: number | null, runId: number, archived: boolean): void {
+      db.transaction(() => {
+        const run = runs.byId(runId);
+        if (!run || (run.archived === 1) === archived) return;
+        runs.setArchived(runId, archived);
+        audit.record({ actorId, entityType: 'run', entityId: runId, datasetId: run.dataset_id, action: archived ? 'archive' : 'unarchive', after: { name: run.name } });
+      })();
+    },
+
     /** After a restart: runs that were going when the process stopped carry on. */
     resumeUnfinished(): number[] {
       const ids = runs.unfinished().map((r) => r.id);

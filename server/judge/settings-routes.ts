@@ -7,6 +7,7 @@ import { pageContext } from '../http/page.ts';
 import { sendDocument, sendHtml } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
 import { ConnectionResult, JudgeSettingsPage } from '../../views/pages/judge-settings.tsx';
+import { BUILTIN_METRICS } from './metrics/index.ts';
 
 const num = (min: number, max: number) => z.coerce.number({ error: 'err.invalid' }).min(min, { error: 'err.invalid' }).max(max, { error: 'err.invalid' });
 
@@ -28,6 +29,8 @@ const SettingsForm = z.object({
 export function judgeSettingsRoutes(app: AppContext): Router {
   const r = Router();
   const admin = requireRole('admin', app.log);
+  /** The built-in metrics that cannot run without an embedding model. */
+  const registryEmbeddingMetrics = () => Object.values(BUILTIN_METRICS).filter((m) => m.uses_embeddings).map((m) => m.key);
 
   r.get('/settings/judge', admin, (req, res) => {
     sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req), settings: app.judgeSettings.public() }));
@@ -50,8 +53,10 @@ export function judgeSettingsRoutes(app: AppContext): Router {
     const apiKey = form.data.clear_key ? '' : form.data.api_key || stored?.api_key || '';
     const client = app.judgeSettings.clientFor({ ...form.data, api_key: apiKey });
     const result = await client.testConnection();
-    app.log.info('judge.connection_test', { ok: result.ok, kind: result.ok ? null : result.kind, base_url: form.data.base_url });
-    sendHtml(res, ConnectionResult({ ctx, result }));
+    // answer_correctness and answer_relevancy need the embedding model too: test it when one is set, and say so when none is.
+    const embeddings = form.data.embedding_model ? await client.testEmbeddings() : null;
+    app.log.info('judge.connection_test', { ok: result.ok, kind: result.ok ? null : result.kind, embeddings_ok: embeddings?.ok ?? null, base_url: form.data.base_url });
+    sendHtml(res, ConnectionResult({ ctx, result, embeddings, embeddingMetrics: registryEmbeddingMetrics() }));
   });
 
   return r;

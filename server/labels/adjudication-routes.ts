@@ -3,13 +3,16 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { pageContext, sendError } from '../http/page.ts';
-import { sendDocument } from '../http/render.ts';
+import { sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { goldValue } from './gold.ts';
+import { labelVisibility } from './visibility.ts';
 import { LabelConflict, LabelError } from './service.ts';
-import { DisagreementsPage, ResponsePage, type Slot } from '../../views/pages/adjudication.tsx';
+import { DisagreementsPage, ResponsePage, SlotRow, type Slot } from '../../views/pages/adjudication.tsx';
+import type { ResponseWithSample } from '../responses/queries.ts';
+import type { DatasetRow } from '../datasets/queries.ts';
 
 const AdjudicateForm = z.object({
   criterion: z.coerce.number().int().positive(),
@@ -24,15 +27,12 @@ export function adjudicationRoutes(app: AppContext): Router {
   const r = Router();
   const { datasets, labels, criteria, responses, derived } = app;
 
-  function renderResponse(req: Request, res: Response, responseId: number, errors?: FieldErrors, status = 200) {
-    const response = responses.byId(responseId);
-    const dataset = response && datasets.get(response.dataset_id);
-    if (!response || !dataset) return sendError(req, res, 404, req.t('err.not_found'));
+  /** Everything the response page shows: the labels per slot with their gold values, and who may do what. */
+  function responseView(req: Request, response: ResponseWithSample, dataset: DatasetRow) {
     const { annotations, labels: values } = labels.submittedFor(response.id);
     const adjudications = labels.adjudications(response.id);
     const canAdjudicate = labels.canAdjudicate(dataset.id, req.user);
-    // Experts see each other's labels only once they have submitted their own, so none is swayed by another.
-    const visible = canAdjudicate || req.user!.role === 'admin' || annotations.some((a) => a.annotator_id === req.user!.id);
+    const visible = labelVisibility(labels, dataset.id, req.user).on(annotations.some((a) => a.annotator_id === req.user!.id));
     const who = new Map(annotations.map((a) => [a.id, a.annotator_email ?? '']));
     const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
     const slots: Slot[] = criteria.forDataset(dataset.id).flatMap((c) =>
@@ -42,8 +42,37 @@ export function adjudicationRoutes(app: AppContext): Router {
         return { criterion: c, contextIndex: i, values: here.map((l) => ({ annotator: who.get(l.annotation_id) ?? '', value: l.value })),
           gold: goldValue(c.kind, here.map((l) => l.value), adjudication?.value ?? null), adjudication };
       }));
-    sendDocument(res, ResponsePage({ ctx: pageContext(req), dataset, response, slots, annotations, visible, canAdjudicate,
+    return { slots, annotations, visible, canAdjudicate };
+  }
+
+  /** Response ids with an open expert disagreement, in id order (kept until the labels change). */
+  function openDisagreements(datasetId: number): readonly number[] {
+    return derived.get(datasetId, 'disagreements:ids', () => [...new Set(labels.disagreements(datasetId, -1, 0).map((d) => d.response_id))]);
+  }
+
+  /** The next response after this one with an open disagreement, wrapping around; null when there is none other. */
+  function nextDisagreement(datasetId: number, responseId: number): number | null {
+    const ids = openDisagreements(datasetId);
+    return ids.find((id) => id > responseId) ?? (ids[0] !== undefined && ids[0] !== responseId ? ids[0] : null);
+  }
+
+  function renderResponse(req: Request, res: Response, responseId: number, errors?: FieldErrors, status = 200) {
+    const response = responses.byId(responseId);
+    const dataset = response && datasets.get(response.dataset_id);
+    if (!response || !dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const view = responseView(req, response, dataset);
+    sendDocument(res, ResponsePage({ ctx: pageContext(req), dataset, response, ...view,
+      next: view.canAdjudicate ? nextDisagreement(dataset.id, response.id) : null,
       canLabel: labels.canLabel(dataset.id, req.user), ...(errors ? { errors } : {}) }), status);
+  }
+
+  /** htmx: only the adjudicated slot's row comes back, so setting one gold value reloads nothing else. */
+  function renderSlot(req: Request, res: Response, response: ResponseWithSample, criterionId: number, contextIndex: number, note: { saved?: boolean; error?: string }, status = 200) {
+    const dataset = datasets.get(response.dataset_id)!;
+    const view = responseView(req, response, dataset);
+    const slot = view.slots.find((x) => x.criterion.id === criterionId && x.contextIndex === contextIndex);
+    if (!slot) return sendError(req, res, 404, req.t('err.not_found'));
+    sendHtml(res, SlotRow({ ctx: pageContext(req), response, slot, canAdjudicate: view.canAdjudicate, ...note }), status);
   }
 
   r.get('/responses/:rid', requireUser, (req, res) => renderResponse(req, res, idParam(req.params.rid) ?? 0));
@@ -61,13 +90,21 @@ export function adjudicationRoutes(app: AppContext): Router {
     const nContexts = (JSON.parse(response.retrieved_contexts) as unknown[]).length;
     const validIndex = criterion.target === 'context' ? form.data.context_index >= 0 && form.data.context_index < nContexts : form.data.context_index === -1;
     if (!validIndex) return renderResponse(req, res, response.id, { _form: req.t('err.label_context_range') }, 422);
+    const slot = (note: { saved?: boolean; error?: string }, status = 200) => renderSlot(req, res, response, criterion.id, form.data.context_index, note, status);
     try {
       labels.adjudicate(req.user!.id, criterion, response.id, form.data.context_index, form.data.value, form.data.reason, form.data.version === '' ? null : form.data.version);
+      if (wantsFragment(req)) return slot({ saved: true });
       req.session.flash = req.t('flash.adjudicated');
       res.redirect(303, `/responses/${response.id}#c-${criterion.id}-${form.data.context_index}`);
     } catch (err) {
-      if (err instanceof LabelConflict) return renderResponse(req, res, response.id, { _form: req.t('err.adjudication_conflict') }, 409);
-      if (err instanceof LabelError) return renderResponse(req, res, response.id, { _form: req.t(err.key, err.params) }, 422);
+      if (err instanceof LabelConflict) {
+        if (wantsFragment(req)) return slot({ error: req.t('err.adjudication_conflict') }, 409);
+        return renderResponse(req, res, response.id, { _form: req.t('err.adjudication_conflict') }, 409);
+      }
+      if (err instanceof LabelError) {
+        if (wantsFragment(req)) return slot({ error: req.t(err.key, err.params) }, 422);
+        return renderResponse(req, res, response.id, { _form: req.t(err.key, err.params) }, 422);
+      }
       throw err;
     }
   });

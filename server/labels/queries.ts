@@ -92,6 +92,12 @@ export function labelQueries(db: DB) {
       HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
         AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)
       ORDER BY a.response_id, l.criterion_id, l.context_index LIMIT @limit OFFSET @offset`),
+    disagreementCount: db.prepare<[number], number>(`SELECT count(*) FROM (
+      SELECT 1 FROM label l JOIN annotation a ON a.id = l.annotation_id JOIN criterion c ON c.id = l.criterion_id
+      WHERE a.dataset_id = ? AND a.state = 'submitted' AND c.kind <> 'numeric' AND c.archived = 0
+      GROUP BY a.response_id, l.criterion_id, l.context_index
+      HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
+        AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index))`).pluck(),
     /** Every submitted value of a criterion with who gave it: the input of agreement statistics and of gold labels. */
     criterionValues: db.prepare<[number], { response_id: number; context_index: number; annotator_id: number; email: string; value: string }>(`
       SELECT a.response_id, l.context_index, a.annotator_id, u.email, l.value FROM label l

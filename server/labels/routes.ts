@@ -13,7 +13,31 @@ import type { DatasetRow } from '../datasets/queries.ts';
 import { highlightHtml, highlightTerms } from './highlight.ts';
 import { LabelConflict, LabelError, valueKey, type AnnotationInput, type HandedOut } from './service.ts';
 import type { FieldErrors } from '../http/forms.ts';
-import { LabelPage, QueueDone, Workspace, type WorkspaceItem } from '../../views/pages/label.tsx';
+import { LabelPage, QueueDone, Workspace, type QueueDoneView, type WorkspaceItem } from '../../views/pages/label.tsx';
+import { HistoryList, LabelStart, type HistoryItem } from '../../views/pages/label-history.tsx';
+import type { HistoryPage, HistoryState } from './history.ts';
+import { choices } from '../criteria/values.ts';
+import { waitingFor } from '../datasets/waiting.ts';
+
+const RECENT = 5;
+const HISTORY_PAGE = 50;
+const NO_FILTER = { q: '', state: '', criterionId: null, value: '' } as const;
+
+const HistoryQuery = z.object({
+  q: z.string().trim().max(200).catch(''),
+  state: z.enum(['draft', 'submitted']).or(z.literal('')).catch(''),
+  value: z.string().max(220).regex(/^\d{1,15}:.{1,200}$/).or(z.literal('')).catch(''),
+});
+
+/** The history list's filters: text, state, and one response-level criterion's value ("criterionId:value"). */
+function readHistoryFilter(query: unknown) {
+  const q = HistoryQuery.parse(query ?? {});
+  const [cid, ...rest] = q.value ? q.value.split(':') : [];
+  return {
+    raw: q,
+    filter: { q: q.q, state: q.state as HistoryState | '', criterionId: cid ? Number(cid) : null, value: rest.join(':') },
+  };
+}
 
 const Meta = z.object({
   version: z.coerce.number().int().positive().or(z.literal('')).catch(''),
@@ -86,17 +110,39 @@ export function labelRoutes(app: AppContext): Router {
   /** Answers with the item handed out (see labels.handOut), or that the queue is done. */
   function showNext(req: Request, res: Response, dataset: DatasetRow, handed: HandedOut | null, criteriaList?: Criterion[]) {
     const ctx = pageContext(req);
-    if (handed === null) return render(req, res, dataset, QueueDone({ ctx, dataset, progress: labels.progress(dataset.id, req.user!.id) }));
+    if (handed === null) {
+      if (!wantsFragment(req)) return res.redirect(303, `/datasets/${dataset.id}/label`);
+      return sendHtml(res, QueueDone({ ctx, dataset, next: nextActions(req, dataset) }));
+    }
+    if (!wantsFragment(req)) return res.redirect(303, `/responses/${handed.responseId}/label`);
     const response = responses.byId(handed.responseId)!;
     res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
-    render(req, res, dataset, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), response, handed) }));
+    sendHtml(res, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), response, handed) }));
   }
 
+  /** What is left to do in the dataset once this expert's queue is empty. */
+  function nextActions(req: Request, dataset: DatasetRow): QueueDoneView {
+    return { progress: labels.progress(dataset.id, req.user!.id), waiting: waitingFor(app, dataset, req.user) };
+  }
+
+  // A GET shows and never writes (a link from another site must not reserve items in someone's name):
+  // the start page says what waits; reserving the next item is the POST below.
   r.get('/datasets/:id/label', requireUser, (req, res) => {
-    const dataset = datasets.get(idParam(req.params.id) ?? 0);
-    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    if (!labels.canLabel(dataset.id, req.user)) return sendError(req, res, 403, req.t('err.not_labeller'));
-    showNext(req, res, dataset, labels.handOut(dataset.id, req.user!.id, dataset.overlap, idParam(req.query.after) ?? 0));
+    const dataset = labellingDataset(req, res, idParam(req.params.id) ?? undefined);
+    if (!dataset) return;
+    const ctx = pageContext(req);
+    const candidate = labels.peekNext(dataset.id, req.user!.id, dataset.overlap);
+    const recent = labels.history.page(req.user!.id, dataset.id, NO_FILTER, RECENT, 0);
+    sendDocument(res, LabelPage({ ctx, dataset, children: LabelStart({ ctx, dataset, candidate, next: nextActions(req, dataset),
+      recent: historyRows(dataset, recent) }) }));
+  });
+
+  /** Reserves the next item (after `after` when skipping) and shows it; the keyboard's S and the start button post here. */
+  r.post('/datasets/:id/label/next', requireUser, (req, res) => {
+    const dataset = labellingDataset(req, res, idParam(req.params.id) ?? undefined);
+    if (!dataset) return;
+    const after = idParam(typeof req.body?.after === 'string' ? req.body.after : undefined) ?? 0;
+    showNext(req, res, dataset, labels.handOut(dataset.id, req.user!.id, dataset.overlap, after));
   });
 
   r.get('/responses/:rid/label', requireUser, (req, res) => {
@@ -107,6 +153,42 @@ export function labelRoutes(app: AppContext): Router {
     render(req, res, dataset, Workspace({ ctx: pageContext(req), item }));
   });
 
+  // B and N: the previous / next item in this expert's own history (not the browser's), computed when asked.
+  for (const direction of ['prev', 'next'] as const) {
+    r.get(`/responses/:rid/label/${direction}`, requireUser, (req, res) => {
+      const loaded = load(req, res);
+      if (!loaded) return;
+      const { dataset, response } = loaded;
+      const me = req.user!.id;
+      const target = direction === 'prev' ? labels.history.previous(me, dataset.id, response.id) : labels.history.next(me, dataset.id, response.id);
+      if (target !== null && !wantsFragment(req)) return res.redirect(303, `/responses/${target}/label`);
+      const shown = target === null ? response : responses.byId(target)!;
+      if (target !== null) res.set('HX-Push-Url', `/responses/${target}/label`);
+      const item = buildItem(req, dataset, criteria.forDataset(dataset.id), shown, labels.mine(shown.id, me));
+      render(req, res, dataset, Workspace({ ctx: pageContext(req), item, ...(target === null ? { edge: direction === 'prev' ? 'first' : 'last' } as const : {}) }));
+    });
+  }
+
+  r.get('/datasets/:id/label/history', requireUser, (req, res) => {
+    const dataset = labellingDataset(req, res, idParam(req.params.id) ?? undefined);
+    if (!dataset) return;
+    const filter = readHistoryFilter(req.query);
+    const page = Math.min(100_000, Math.max(1, Number(req.query.page) || 1));
+    const found = labels.history.page(req.user!.id, dataset.id, filter.filter, HISTORY_PAGE, (page - 1) * HISTORY_PAGE);
+    const ctx = pageContext(req);
+    sendDocument(res, LabelPage({ ctx, dataset, children: HistoryList({ ctx, dataset, rows: historyRows(dataset, found), total: found.total,
+      page, pageSize: HISTORY_PAGE, filter: filter.raw, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response' && c.kind !== 'numeric') }) }));
+  });
+
+  /** History rows with the expert's response-level values as the option labels they picked. */
+  function historyRows(dataset: DatasetRow, found: HistoryPage): HistoryItem[] {
+    const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
+    return found.rows.map((row) => ({ ...row, values: cs.flatMap((c) => {
+      const v = found.values.get(row.annotation_id)?.get(c.id);
+      return v === undefined ? [] : [{ criterion: c.name, value: choices(c).find((o) => o.value === v)?.label ?? v }];
+    }) }));
+  }
+
   r.post('/responses/:rid/label', requireUser, (req, res) => {
     const loaded = loadTarget(req, res);
     if (!loaded) return;
@@ -115,9 +197,9 @@ export function labelRoutes(app: AppContext): Router {
     const criteriaList = criteria.forDataset(dataset.id);
     let handed: HandedOut | null = null;
     try {
-      // htmx gets the next item in the answer, so it is handed out in the same transaction.
-      if (wantsFragment(req)) handed = labels.submitAndHandOut(req.user!, target, criteriaList, input, version, dataset.overlap);
-      else labels.submit(req.user!, target, criteriaList, input, version);
+      // The next item comes in the answer (htmx swaps it in; a plain form is redirected to it), so it is
+      // handed out in the same transaction: one commit per save-and-next.
+      handed = labels.submitAndHandOut(req.user!, target, criteriaList, input, version, dataset.overlap);
     } catch (err) {
       const ctx = pageContext(req);
       if (err instanceof LabelConflict) {
@@ -133,7 +215,6 @@ export function labelRoutes(app: AppContext): Router {
       }
       throw err;
     }
-    if (!wantsFragment(req)) return res.redirect(303, `/datasets/${dataset.id}/label`);
     showNext(req, res, dataset, handed, criteriaList);
   });
 

@@ -8,6 +8,7 @@ import type { LabelTarget } from '../responses/queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
 import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type LabelValueRow } from './queries.ts';
 import { goldValue } from './gold.ts';
+import { labelHistory } from './history.ts';
 
 export class LabelError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
@@ -123,6 +124,7 @@ export function labelService(db: DB, audit: AuditQueries) {
 
   return {
     queries: q,
+    history: labelHistory(db),
 
     /** Experts and admins label; when a dataset lists labellers, only they do. */
     canLabel(datasetId: number, user: CurrentUser | null): boolean {
@@ -134,6 +136,11 @@ export function labelService(db: DB, audit: AuditQueries) {
     canAdjudicate(datasetId: number, user: CurrentUser | null): boolean {
       if (!user) return false;
       return user.role === 'admin' || (user.role === 'expert' && q.member.get(datasetId, user.id)?.can_adjudicate === 1);
+    },
+
+    /** The item the queue would hand this expert next, without reserving it (for pages a GET shows); null when done. */
+    peekNext(datasetId: number, userId: number, overlap: number): number | null {
+      return q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), after: 0 })?.id ?? null;
     },
 
     /** The next item for this expert (after `after`, wrapping around), reserved for them; null when the queue is done. */
@@ -191,6 +198,7 @@ export function labelService(db: DB, audit: AuditQueries) {
     },
 
     disagreements: (datasetId: number, limit: number, offset: number) => q.disagreements.all({ ds: datasetId, limit, offset }),
+    disagreementCount: (datasetId: number) => q.disagreementCount.get(datasetId) as number,
 
     /** Keeps the queue counters right after labels arrive in bulk (imports). */
     recount(datasetId: number): void {

@@ -87,6 +87,8 @@ export interface JudgeClient {
   /** One vector per text, in order. Throws LlmCallError (with a kind) when the endpoint fails. */
   embed(texts: string[]): Promise<number[][]>;
   testConnection(): Promise<TestConnectionResult>;
+  /** One embeddings request for one short text, no retries, no cache: does the embedding model answer? */
+  testEmbeddings(): Promise<TestConnectionResult>;
   stats(): JudgeStats;
 }
 
@@ -305,10 +307,24 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
     return { ok: false, kind: plain, message: redact(message, config.apiKey) };
   }
 
+  async function testEmbeddings(): Promise<TestConnectionResult> {
+    const res = await send('embeddings', (signal) =>
+      openai.embeddings.create({ model: config.embeddingModel, input: ['ok'], encoding_format: 'float' }, { signal, timeout: timeoutMs }), 0);
+    if (res.ok) {
+      const vector = res.value.data[0]?.embedding;
+      if (Array.isArray(vector) && vector.length > 0) return { ok: true, model: res.value.model || config.embeddingModel };
+      return { ok: false, kind: 'other', message: 'the embeddings endpoint answered without a vector' };
+    }
+    const { kind, message } = res.error;
+    const plain = kind === 'auth' || kind === 'model_not_found' || kind === 'unreachable' || kind === 'timeout' ? kind : 'other';
+    return { ok: false, kind: plain, message: redact(message, config.apiKey) };
+  }
+
   return {
     chatJson,
     embed,
     testConnection,
+    testEmbeddings,
     stats: () => ({ ...counters, tokens: { ...counters.tokens } }),
   };
 }

@@ -1,4 +1,4 @@
-// SQL for releases and their records (migration 0013 keeps both unchangeable).
+// SQL for releases and their records (migration 0014 keeps both unchangeable).
 import type { DB } from '../db/connection.ts';
 import type { RecordKind } from './content.ts';
 

@@ -145,12 +145,16 @@ export function reviewQueries(db: DB) {
   const s = {
     tagged: db.prepare<[number, string], number>(`SELECT r.id FROM response r JOIN sample_tag t ON t.sample_id = r.sample_id
       WHERE r.dataset_id = ? AND t.tag = ?`).pluck(),
+    submittedBy: db.prepare<[number, string], number>(`SELECT response_id FROM annotation WHERE annotator_id = ? AND state = 'submitted'
+      AND response_id IN (SELECT value FROM json_each(?))`).pluck(),
     questions: db.prepare<[string], { id: number; question: string }>(`SELECT r.id, s.question FROM response r JOIN sample s ON s.id = r.sample_id
       WHERE r.id IN (SELECT value FROM json_each(?))`),
   };
   return {
     /** Responses of a dataset whose sample carries the tag. */
     tagged: (datasetId: number, tag: string) => new Set(s.tagged.all(datasetId, tag)),
+    /** Which of the listed responses this expert has submitted a label for, in one query. */
+    submittedBy: (userId: number, ids: readonly number[]) => new Set(s.submittedBy.all(userId, JSON.stringify(ids))),
     /** Question of each listed response, in one query. */
     questions: (ids: readonly number[]) => new Map(s.questions.all(JSON.stringify(ids)).map((r) => [r.id, r.question])),
   };

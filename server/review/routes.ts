@@ -20,6 +20,7 @@ import { readState, stateQuery, type QueueState } from './state.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { reviewText } from './text.ts';
 import { systemNames } from '../responses/queries.ts';
+import { labelVisibility } from '../labels/visibility.ts';
 
 const PAGE = 50;
 export const NOTE_MAX = 2000;
@@ -82,7 +83,11 @@ export function reviewRoutes(app: AppContext): Router {
     const { queue } = queueFor(run, dataset, state);
     const page = queue.items.slice((state.page - 1) * PAGE, state.page * PAGE);
     const questions = q.questions(page.map((x) => x.id));
-    sendDocument(res, ReviewQueuePage({ ...common, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '' })),
+    // The gold value comes from the experts' labels: hidden where the item page hides them (labelVisibility).
+    const visibility = labelVisibility(labels, dataset.id, req.user);
+    const submittedByMe = visibility.always ? null : q.submittedBy(req.user!.id, page.map((x) => x.id));
+    sendDocument(res, ReviewQueuePage({ ...common, rows: page.map((x) => ({ ...x, question: questions.get(x.id) ?? '',
+      goldHidden: submittedByMe !== null && !submittedByMe.has(x.id) })),
       counts: queue.counts, more: queue.items.length > state.page * PAGE, comparable: queue.comparable }));
   });
 
@@ -108,8 +113,8 @@ export function reviewRoutes(app: AppContext): Router {
     const { run, response, state, comparison } = loaded;
     const c: Criterion = state.criterion;
     const submitted = labels.submittedFor(response.id);
-    // As on the adjudication page: an expert who may still label this item does not see the others' labels first.
-    const hidden = user?.role === 'expert' && !labels.canAdjudicate(loaded.dataset.id, user) && !submitted.annotations.some((a) => a.annotator_id === user.id);
+    // As on the adjudication page and in the queue: an expert who may still label this item does not see the others' labels first.
+    const hidden = !labelVisibility(labels, loaded.dataset.id, user).on(submitted.annotations.some((a) => a.annotator_id === user?.id));
     const { annotations, labels: values } = hidden ? { annotations: [], labels: [] } : submitted;
     const valueOf = new Map(values.filter((l) => l.criterion_id === c.id && l.context_index === -1).map((l) => [l.annotation_id, l.value]));
     const score = runner.queries.score(run.id, response.id);
@@ -119,6 +124,7 @@ export function reviewRoutes(app: AppContext): Router {
       gold: hidden ? null : labels.gold(c, response.id, -1),
       adjudication: labels.adjudications(response.id).find((a) => a.criterion_id === c.id && a.context_index === -1),
       verdict: calibration.verdict(run.id, response.id, c.id),
+      hidden,
     };
   }
 

@@ -11,6 +11,9 @@ import { ConflictError, SampleError, type SampleInput } from './service.ts';
 import type { SampleRow } from './queries.ts';
 import { DatasetPage, QuickAddForm } from '../../views/pages/dataset.tsx';
 import { formValues, SamplePage, type SampleFormValues } from '../../views/pages/sample.tsx';
+import { InboxPage } from '../../views/pages/inbox.tsx';
+
+const INBOX_PAGE = 200;
 
 const SampleForm = z.object({
   question: text(8000, 1),
@@ -22,7 +25,10 @@ const SampleForm = z.object({
   notes: text(8000).default(''),
 });
 const EditForm = SampleForm.extend({ version: z.coerce.number().int().min(1) });
-const StatusForm = z.object({ version: z.coerce.number().int().min(1), action: z.enum(['submit', 'approve', 'reopen']) });
+const StatusForm = z.object({
+  version: z.coerce.number().int().min(1), action: z.enum(['submit', 'approve', 'reopen']), comment: text(2000).default(''),
+  from: z.enum(['inbox']).optional().catch(undefined),
+});
 
 function errorsFrom(req: Request, err: SampleError): FieldErrors {
   return { [err.field]: req.t(err.key, err.params) };
@@ -51,7 +57,7 @@ export function sampleRoutes(app: AppContext): Router {
     const fail = (errors: FieldErrors) => {
       if (wantsFragment(req)) return sendHtml(res, QuickAddForm({ ctx, dataset, values: req.body, errors }), 422);
       const state = listState({});
-      sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: req.body, errors }, labelling: labellingSummary(app, dataset.id, req.user) }), 422);
+      sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: req.body, errors }, labelling: labellingSummary(app, dataset, req.user) }), 422);
     };
     if (!form.ok) return fail(form.errors);
     try {
@@ -63,6 +69,14 @@ export function sampleRoutes(app: AppContext): Router {
       if (err instanceof SampleError) return fail(errorsFrom(req, err));
       throw err;
     }
+  });
+
+  r.get('/datasets/:id/inbox', requireUser, (req, res) => {
+    const dataset = datasets.get(idParam(req.params.id) ?? 0);
+    if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
+    const { rows, total } = samples.queries.list({ datasetId: dataset.id, status: 'in_review' }, { limit: INBOX_PAGE, offset: 0 });
+    sendDocument(res, InboxPage({ ctx: pageContext(req), dataset, forYou: rows.filter((x) => x.author_id !== req.user!.id),
+      yours: rows.filter((x) => x.author_id === req.user!.id), total, shown: rows.length }));
   });
 
   r.get('/samples/:id', requireUser, (req, res) => {
@@ -99,9 +113,10 @@ export function sampleRoutes(app: AppContext): Router {
     const form = parseForm(StatusForm, req.body, req.t);
     if (!form.ok) return renderSample(req, res, sample, { errors: { _form: req.t('err.bad_request') } }, 422);
     try {
-      samples.transition(req.user!.id, sample.id, form.data.version, form.data.action);
+      samples.transition(req.user!.id, sample.id, form.data.version, form.data.action, form.data.comment);
       req.session.flash = req.t(`flash.${form.data.action}`);
-      redirectAfterPost(req, res, `/samples/${sample.id}`);
+      // From the review inbox, a decision leads back to it: the next sample waiting is one click away.
+      redirectAfterPost(req, res, form.data.from === 'inbox' ? `/datasets/${sample.dataset_id}/inbox` : `/samples/${sample.id}`);
     } catch (err) {
       if (err instanceof ConflictError) return renderSample(req, res, err.current, { conflict: err.current }, 409);
       if (err instanceof SampleError) {

@@ -43,7 +43,7 @@ function sameContent(a: SampleInput, b: SampleInput): boolean {
 export function sampleService(db: DB, audit: AuditQueries) {
   const q = sampleQueries(db);
 
-  function write(row: SampleRow, actorId: number | null, next: Snapshot, approval: { by: number | null; at: string | null }, action: string): SampleRow {
+  function write(row: SampleRow, actorId: number | null, next: Snapshot, approval: { by: number | null; at: string | null }, action: string, comment = ''): SampleRow {
     const changed = q.update({
       id: row.id, version: row.version, questionKey: questionKey(next.question), question: next.question,
       groundTruth: next.ground_truth, referenceContexts: JSON.stringify(next.reference_contexts), tags: JSON.stringify(next.tags),
@@ -53,7 +53,7 @@ export function sampleService(db: DB, audit: AuditQueries) {
     const before = snapshotOf(row);
     q.insertRevision({ sampleId: row.id, version: row.version, snapshot: JSON.stringify(before), editedBy: actorId, editedAt: new Date().toISOString() });
     if (JSON.stringify(before.tags) !== JSON.stringify(next.tags)) q.setTags(row.id, next.tags);
-    audit.record({ actorId, entityType: 'sample', entityId: row.id, datasetId: row.dataset_id, action, before, after: next });
+    audit.record({ actorId, entityType: 'sample', entityId: row.id, datasetId: row.dataset_id, action, before, after: comment ? { ...next, comment } : next });
     return q.byId(row.id)!;
   }
 
@@ -95,7 +95,8 @@ export function sampleService(db: DB, audit: AuditQueries) {
       })();
     },
 
-    transition(actorId: number | null, id: number, expectedVersion: number, action: Transition): SampleRow {
+    /** A review step; `comment` says why (sending a sample back to draft tells its author what to change). */
+    transition(actorId: number | null, id: number, expectedVersion: number, action: Transition, comment = ''): SampleRow {
       return db.transaction(() => {
         const row = q.byId(id);
         if (!row) throw new SampleError('err.not_found');
@@ -112,7 +113,7 @@ export function sampleService(db: DB, audit: AuditQueries) {
           return write(row, actorId, { ...snap, status: 'approved' }, { by: actorId, at: new Date().toISOString() }, 'approve');
         }
         if (row.status === 'draft') throw new SampleError('err.bad_transition');
-        return write(row, actorId, { ...snap, status: 'draft' }, { by: null, at: null }, 'reopen');
+        return write(row, actorId, { ...snap, status: 'draft' }, { by: null, at: null }, 'reopen', comment);
       })();
     },
 

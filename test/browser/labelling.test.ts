@@ -149,7 +149,7 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
 
     await page.keyboard.press('Enter');
     await workspaceReady(page, next, crit.correct.id);
-    expect(await page.locator('#workspace').getByRole('heading', { level: 2, name: ROWS[ids.indexOf(next)]!.user_input }).count()).toBe(1);
+    expect(await page.locator('#workspace').getByRole('heading', { level: 1, name: ROWS[ids.indexOf(next)]!.user_input }).count()).toBe(1);
   }
 
   beforeAll(async () => {
@@ -210,8 +210,9 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
     await logIn(page, app.url, EXPERT_A, t);
     await page.getByRole('link', { name: DATASET }).click();
     await page.waitForURL(`**/datasets/${datasetId}`);
-    await page.getByRole('link', { name: t('label.start') }).click();
-    await page.waitForURL(`**/datasets/${datasetId}/label`);
+    // Start labelling is a POST (reserving an item is a state change): it redirects to the item it reserved.
+    await page.getByRole('button', { name: t('label.start') }).click();
+    await page.waitForURL(`**/responses/${r1}/label`);
     await page.locator(`#workspace[data-response="${r1}"] fieldset.criterion.current[data-criterion="${crit.correct.id}"]`).waitFor();
     await expectProgress(page, t, 0, total, 0);
     // The question's terms are highlighted in the context that holds the answer, not in the other one.

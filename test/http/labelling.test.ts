@@ -34,6 +34,11 @@ async function addCriteria(c: Client) {
   return { correct: correct!.id, relevant: relevant!.id };
 }
 
+/** The "Start labelling" / Skip button as htmx posts it: reserves the next item and answers with its workspace. */
+function handOut(c: Client, fields: Record<string, string | number> = {}) {
+  return c.post(`/datasets/${datasetId}/label/next`, fields, { headers: { 'HX-Request': 'true' } });
+}
+
 function submit(c: Client, responseId: number, fields: Record<string, string | number>) {
   return c.post(`/responses/${responseId}/label`, fields, { headers: { 'HX-Request': 'true' } });
 }
@@ -87,7 +92,8 @@ describe('labelling workspace', () => {
   it('saves a submitted label and answers with the next item without a full page', async () => {
     const { correct, relevant } = await addCriteria(admin);
     const [first, second] = responseIds();
-    const start = await admin.get(`/datasets/${datasetId}/label`);
+    await admin.get(`/datasets/${datasetId}/label`);
+    const start = await handOut(admin);
     expect(start.text).toContain(`data-response="${first}"`);
     const res = await submit(admin, first!, { [`c${correct}`]: '1', [`c${relevant}_1`]: '1', rationale: '对的', corrected_answer: '', version: '' });
     expect(res.status).toBe(200);
@@ -194,17 +200,20 @@ describe('queues and overlap', () => {
     const c = await loginAs(app, 'c@example.com', 'expert');
     await a.get(`/responses/${r1}/label`);
     await submit(a, r1!, { [`c${correct}`]: '1' });
-    expect((await b.get(`/datasets/${datasetId}/label`)).text).toContain(`data-response="${r2}"`); // 0 labels before 1 label
+    expect((await handOut(b)).text).toContain(`data-response="${r2}"`); // 0 labels before 1 label
     await b.get(`/responses/${r2}/label`);
     await submit(b, r2!, { [`c${correct}`]: '1' });
     await submit(b, r3!, { [`c${correct}`]: '1' });
-    expect((await b.get(`/datasets/${datasetId}/label`)).text).toContain(`data-response="${r1}"`);
+    expect((await handOut(b)).text).toContain(`data-response="${r1}"`);
     await submit(b, r1!, { [`c${correct}`]: '0' });
     // r1 has its two labels; r2 is reserved by the item A was handed after submitting (a fresh draft), so c gets r3.
-    const next = await c.get(`/datasets/${datasetId}/label`);
+    await c.get(`/datasets/${datasetId}/label`);
+    const next = await handOut(c);
     expect(next.text).toContain(`data-response="${r3}"`);
     // Two experts asking at once are never handed the same last slot.
     const d = await loginAs(app, 'd@example.com', 'expert');
+    await d.get(`/datasets/${datasetId}/label`);
+    expect((await handOut(d)).text).toContain('Queue done');
     expect((await d.get(`/datasets/${datasetId}/label`)).text).toContain('Queue done');
     expect(app.ctx.labels.progress(datasetId, 0)).toMatchObject({ done: 4, total: 6 });
   });
@@ -288,5 +297,178 @@ describe('database guard', () => {
     const annotation = app.ctx.db.prepare('SELECT id FROM annotation').pluck().get();
     expect(() => app.ctx.db.prepare('INSERT INTO label (annotation_id, criterion_id, context_index, value) VALUES (?, ?, 2, ?)').run(annotation, relevant, '1'))
       .toThrow(/out of range/);
+  });
+});
+
+describe('labelling pages that only show (issue #10.12) and the expert\'s own history (issue #11.7)', () => {
+  const annotations = () => app.ctx.db.prepare('SELECT id, state, updated_at FROM annotation ORDER BY id').all();
+
+  it('GET and HEAD of every labelling page write nothing: no reservation, no draft', async () => {
+    await addCriteria(admin);
+    const [first] = responseIds();
+    const before = { annotations: annotations(), audit: app.ctx.audit.page({}).length };
+    for (const url of [`/datasets/${datasetId}/label`, `/datasets/${datasetId}/label?after=${first}`, `/responses/${first}/label`,
+      `/responses/${first}/label/prev`, `/responses/${first}/label/next`, `/datasets/${datasetId}/label/history`]) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await admin.request(method, url);
+        expect(res.status, `${method} ${url}`).toBeLessThan(400);
+      }
+    }
+    expect(annotations()).toEqual(before.annotations);
+    expect(before.annotations).toHaveLength(0);
+    expect(app.ctx.audit.page({}).length).toBe(before.audit);
+  });
+
+  it('reserves the next item only on a POST carrying the page\'s CSRF token', async () => {
+    await addCriteria(admin);
+    await admin.get(`/datasets/${datasetId}/label`);
+    expect((await admin.post(`/datasets/${datasetId}/label/next`, {}, { csrf: null })).status).toBe(403);
+    expect(annotations()).toHaveLength(0);
+    const started = await admin.post(`/datasets/${datasetId}/label/next`, {});
+    expect(started.status).toBe(303);
+    expect(started.headers.get('location')).toBe(`/responses/${responseIds()[0]}/label`);
+    expect(annotations()).toMatchObject([{ state: 'draft' }]);
+  });
+
+  it('B and N walk the expert\'s own history, back to the session\'s first item and forward again', async () => {
+    const { correct } = await addCriteria(admin);
+    const [r1, r2, r3] = responseIds();
+    await admin.get(`/datasets/${datasetId}/label`);
+    expect((await handOut(admin)).text).toContain(`data-response="${r1}"`);
+    expect((await submit(admin, r1!, { [`c${correct}`]: '1' })).text).toContain(`data-response="${r2}"`);
+    expect((await submit(admin, r2!, { [`c${correct}`]: '0' })).text).toContain(`data-response="${r3}"`);
+    const hx = { 'HX-Request': 'true' };
+    const back1 = await admin.get(`/responses/${r3}/label/prev`, hx);
+    expect(back1.text).toContain(`data-response="${r2}"`);
+    expect(back1.headers.get('hx-push-url')).toBe(`/responses/${r2}/label`);
+    expect(back1.text).toMatch(/value="0" checked/);
+    const back2 = await admin.get(`/responses/${r2}/label/prev`, hx);
+    expect(back2.text).toContain(`data-response="${r1}"`);
+    const atStart = await admin.get(`/responses/${r1}/label/prev`, hx);
+    expect(atStart.text).toContain(`data-response="${r1}"`);
+    expect(atStart.text).toContain('This is the first item in your history.');
+    expect((await admin.get(`/responses/${r1}/label/next`, hx)).text).toContain(`data-response="${r2}"`);
+    expect((await admin.get(`/responses/${r2}/label/next`, hx)).text).toContain(`data-response="${r3}"`);
+    expect((await admin.get(`/responses/${r3}/label/next`, hx)).text).toContain('This is the newest item in your history.');
+    // Without htmx, B is a link answered with a redirect to the item.
+    const plain = await admin.get(`/responses/${r2}/label/prev`);
+    expect(plain.status).toBe(303);
+    expect(plain.headers.get('location')).toBe(`/responses/${r1}/label`);
+    // Another expert's history is their own.
+    const other = await loginAs(app, 'other@example.com', 'expert');
+    expect((await other.get(`/responses/${r3}/label/prev`, hx)).text).toContain('This is the first item in your history.');
+  });
+
+  it('lists what the expert labelled, newest first, filtered by text, state and value, each a link into the workspace', async () => {
+    const { correct } = await addCriteria(admin);
+    const [r1, r2, r3] = responseIds();
+    await admin.get(`/datasets/${datasetId}/label`);
+    await handOut(admin);
+    await submit(admin, r1!, { [`c${correct}`]: '1' });
+    await submit(admin, r2!, { [`c${correct}`]: '0' }); // r3 is now handed out: a draft
+    const all = await admin.get(`/datasets/${datasetId}/label/history`);
+    expect(all.text).toContain('3 items');
+    const order = [...all.text.matchAll(/href="\/responses\/(\d+)\/label"/g)].map((m) => Number(m[1]));
+    expect(order).toEqual([r3, r2, r1]);
+    expect(all.text).toContain('correct: Wrong');
+    const wrong = await admin.get(`/datasets/${datasetId}/label/history?value=${correct}:0`);
+    expect([...wrong.text.matchAll(/href="\/responses\/(\d+)\/label"/g)].map((m) => Number(m[1]))).toEqual([r2]);
+    const drafts = await admin.get(`/datasets/${datasetId}/label/history?state=draft`);
+    expect([...drafts.text.matchAll(/href="\/responses\/(\d+)\/label"/g)].map((m) => Number(m[1]))).toEqual([r3]);
+    const text = await admin.get(`/datasets/${datasetId}/label/history?q=${encodeURIComponent('leave')}`);
+    expect([...text.text.matchAll(/href="\/responses\/(\d+)\/label"/g)].map((m) => Number(m[1]))).toEqual([r3]);
+  });
+
+  it('shows the guidelines of per-context criteria beside the contexts, and puts the relevance boxes before Submit', async () => {
+    await addCriteria(admin);
+    const relevant = app.ctx.criteria.forDataset(datasetId).find((c) => c.target === 'context')!;
+    await admin.get(`/datasets/${datasetId}/criteria`);
+    await admin.post(`/criteria/${relevant.id}`, { guidelines: 'Relevant = it says which department.' });
+    const page = await admin.get(`/responses/${responseIds()[0]}/label`);
+    expect(page.text).toContain('Relevant = it says which department.');
+    expect(page.text.indexOf(`name="c${relevant.id}_0"`)).toBeLessThan(page.text.indexOf('Submit and next'));
+    expect(page.text).toMatch(/<h1 class="ws-q"/);
+  });
+});
+
+describe('what to do next (issue #11.6)', () => {
+  async function disagreeOn(ids: number[]) {
+    const { correct } = await addCriteria(admin);
+    await admin.get(`/datasets/${datasetId}/assignment`);
+    await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2 });
+    const a = await loginAs(app, 'a@example.com', 'expert');
+    const b = await loginAs(app, 'b@example.com', 'expert');
+    for (const id of ids) {
+      for (const [c, v] of [[a, '1'], [b, '0']] as const) {
+        await c.get(`/responses/${id}/label`);
+        await submit(c, id, { [`c${correct}`]: v });
+      }
+    }
+    return { correct, a, b };
+  }
+
+  it('the end of the queue and the dataset page say what waits for whom, with the links that do it', async () => {
+    const [r1, r2, r3] = responseIds();
+    const { correct, a } = await disagreeOn([r1!, r2!]);
+    await submit(a, r3!, { [`c${correct}`]: '1' });
+    const done = await handOut(a);
+    expect(done.text).toContain('Queue done');
+    expect(done.text).toContain(`/datasets/${datasetId}/label/history`);
+    const page = await admin.get(`/datasets/${datasetId}`);
+    expect(page.text).toContain('2</strong> expert disagreements wait for a gold value.');
+    expect(page.text).toContain(`href="/datasets/${datasetId}/disagreements">Adjudicate them`);
+    expect(page.text).toContain('1</strong> labels are still wanted from experts.');
+    expect(page.text).toContain(`action="/datasets/${datasetId}/label/next"`);
+    const adminDone = await handOut(admin, {});
+    expect(adminDone.status).toBe(200);
+  });
+
+  it('adjudication leads to the next disagreement, and an htmx post answers with the adjudicated row alone', async () => {
+    const [r1, r2] = responseIds();
+    const { correct } = await disagreeOn([r1!, r2!]);
+    const first = await admin.get(`/responses/${r1}`);
+    expect(first.text).toContain(`href="/responses/${r2}">Next disagreement →`);
+    const row = await admin.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '1', reason: 'The context says so', version: '' },
+      { headers: { 'HX-Request': 'true' } });
+    expect(row.status).toBe(200);
+    expect(row.text.startsWith(`<tr id="c-${correct}--1"`)).toBe(true);
+    expect(row.text).toContain('Gold value set.');
+    const bad = await admin.post(`/responses/${r1}/adjudicate`, { criterion: correct, context_index: -1, value: '1', reason: '', version: '' },
+      { headers: { 'HX-Request': 'true' } });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('Give a reason for the gold value.');
+    expect((await admin.get(`/responses/${r2}`)).text).not.toContain('Next disagreement →');
+  });
+
+  it('a reviewer\'s inbox lists samples in review; sending one back to draft carries a comment its author sees', async () => {
+    const author = await loginAs(app, 'author@example.com', 'expert');
+    await author.get(`/datasets/${datasetId}`);
+    await author.post(`/datasets/${datasetId}/samples`, { question: 'What is the dress code?', ground_truth: 'Business casual.' });
+    const sample = app.ctx.db.prepare("SELECT id, version FROM sample WHERE question = 'What is the dress code?'").get() as { id: number; version: number };
+    await author.get(`/samples/${sample.id}`);
+    await author.post(`/samples/${sample.id}/status`, { version: sample.version, action: 'submit' });
+    const inbox = await admin.get(`/datasets/${datasetId}/inbox`);
+    expect(inbox.text).toContain('Waiting for your review (1)');
+    expect(inbox.text).toContain('What is the dress code?');
+    expect((await author.get(`/datasets/${datasetId}/inbox`)).text).toContain('Yours, waiting for another reviewer (1)');
+    const page = await admin.get(`/samples/${sample.id}`);
+    const version = /name="version" value="(\d+)"/.exec(page.text)![1]!;
+    const back = await admin.post(`/samples/${sample.id}/status`, { version, action: 'reopen', comment: 'Name the days it applies to.', from: 'inbox' });
+    expect(back.headers.get('location')).toBe(`/datasets/${datasetId}/inbox`);
+    const seen = await author.get(`/samples/${sample.id}`);
+    expect(seen.text).toContain('Sent back to draft by admin@example.com');
+    expect(seen.text).toContain('Name the days it applies to.');
+  });
+});
+
+describe('criteria form (issue #11.13)', () => {
+  it('groups the fields of each type, so the page (app.js, or the reader without it) shows only the selected type\'s', async () => {
+    const page = await admin.get(`/datasets/${datasetId}/criteria`);
+    const group = (kinds: string) => new RegExp(`<fieldset class="kind-fields" data-kinds="${kinds}">([\\s\\S]*?)</fieldset>`).exec(page.text)?.[1] ?? '';
+    expect(group('binary categorical')).toContain('name="options"');
+    expect(group('binary categorical')).not.toContain('name="scale_min"');
+    expect(group('ordinal')).toContain('name="scale_min"');
+    expect(group('ordinal')).toContain('name="scale_max"');
+    expect(page.text).toContain('data-kind-select');
   });
 });

@@ -12,6 +12,8 @@ let app: TestApp;
 let admin: Client;
 let datasetId: number;
 let seed: number;
+let heldOutRun = 0;
+let calibrationRun = 0;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
@@ -87,6 +89,32 @@ describe('prompt lab', () => {
     const compare = await admin.get(`/datasets/${datasetId}/compare?a=${created.id}&b=${held.id}&criterion=${criterion.id}`);
     expect(compare.status).toBe(200);
     expect(compare.text).toMatch(/No difference beyond noise|beyond noise/);
+    heldOutRun = held.id;
+    calibrationRun = created.id;
+  });
+
+  it('counts each look at the held-out part, shows it next to the figures, and asks before a second look spends it (issue #11.11)', async () => {
+    const criterion = app.ctx.criteria.forDataset(datasetId)[0]!;
+    expect((await admin.get(`/runs/${heldOutRun}`)).text).toContain('look 1 of 1 at the held-out part for dept_correct');
+    expect((await admin.get(`/datasets/${datasetId}/prompt-lab?metric=dept_correct`)).text).toContain('looked at 1 times for dept_correct');
+    const runs = () => app.ctx.runner.queries.forDataset(datasetId).length;
+    const before = runs();
+    const asked = await admin.post(`/datasets/${datasetId}/prompt-lab/final`, { run: calibrationRun, criterion: criterion.id });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Look at the held-out part again?');
+    expect(asked.text).toContain('name="confirm" value="1"');
+    expect(runs()).toBe(before);
+    const again = await admin.post(`/datasets/${datasetId}/prompt-lab/final`, { run: calibrationRun, criterion: criterion.id, confirm: '1' });
+    expect(again.status).toBe(303);
+    await waitForRuns();
+    expect(runs()).toBe(before + 1);
+    const second = Number(again.headers.get('location')!.split('/').pop());
+    const page = await admin.get(`/runs/${second}`);
+    expect(page.text).toContain('look 2 of 2 at the held-out part for dept_correct');
+    expect(page.text).toContain('read these figures as optimistic');
+    const report = await admin.get(`/datasets/${datasetId}/calibration?criterion=${criterion.id}&run=${second}&part=held_out`);
+    expect(report.text).toContain('look 2 of 2');
+    expect(app.ctx.db.prepare('SELECT count(*) FROM holdout_look WHERE dataset_id = ?').pluck().get(datasetId)).toBe(2);
   });
 
   it('exports the calibrated judge in the layout Ragas saves prompts in, with its calibration', async () => {

@@ -386,3 +386,30 @@ describe('disagreement per kind of criterion', () => {
     expect(q.counts).toMatchObject({ none: 1, judge_right: 1, any: 2 });
   });
 });
+
+describe('what reviewers see (issue #11.3)', () => {
+  it('an eval engineer who does not label sees the gold value and the labels that made it, as the queue row does', async () => {
+    // Labellers are listed, and the eval engineer is not one of them.
+    await admin.get(`/datasets/${datasetId}/assignment`);
+    expect((await admin.post(`/datasets/${datasetId}/assignment`, { overlap: 2, label: String(userId('li@example.com')) })).status).toBe(303);
+    const engineer = await loginAs(app, 'eval@example.com', 'expert');
+    const queue = await engineer.get(`/runs/${ragas}/review?${q()}`);
+    const row = new RegExp(`id="item-${ids[1]}">(.*?)</tr>`).exec(queue.text)![1]!;
+    expect(row).toContain('<td>No</td>');
+    const item = await engineer.get(`/runs/${ragas}/review/${ids[1]}?${q()}`);
+    expect(item.text).not.toContain('No gold value');
+    expect(item.text).not.toContain('No expert has labelled this item');
+    expect(item.text).toContain('li@example.com');
+    expect(item.text).toMatch(/<strong>No<\/strong>/);
+  });
+
+  it('an expert who may still label the item sees neither the gold value nor the labels, in the queue and on the item alike', async () => {
+    const labeller = await loginAs(app, 'new@example.com', 'expert');
+    const queue = await labeller.get(`/runs/${ragas}/review?${q()}`);
+    const row = new RegExp(`id="item-${ids[1]}">(.*?)</tr>`).exec(queue.text)![1]!;
+    expect(row).toContain('hidden until you label it');
+    const item = await labeller.get(`/runs/${ragas}/review/${ids[1]}?${q()}`);
+    expect(item.text).toContain('Hidden until you submit your own label');
+    expect(item.text).not.toContain('li@example.com');
+  });
+});

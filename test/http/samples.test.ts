@@ -212,7 +212,7 @@ describe('revisions and review', () => {
     const res = await admin.get('/audit');
     expect(res.status).toBe(200);
     expect(res.text).toContain(`/samples/${sampleId}`);
-    expect(res.text.indexOf('sample')).toBeLessThan(res.text.lastIndexOf('setup_admin'));
+    expect(res.text.indexOf(`sample #${sampleId}`)).toBeLessThan(res.text.lastIndexOf('set up goldset as administrator'));
   });
 
   it('cannot rewrite the audit log, even from SQL', () => {

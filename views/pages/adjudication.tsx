@@ -17,9 +17,53 @@ function label(c: Criterion, value: string | null): string {
   return choices(c).find((o) => o.value === value)?.label ?? value;
 }
 
-export function ResponsePage({ ctx, dataset, response, slots, annotations, visible, canAdjudicate, canLabel, errors }: {
+/** One label slot: each expert's value, the gold value, and (for adjudicators) the form that sets it, posted by htmx for this row alone. */
+export function SlotRow({ ctx, response, slot: s, canAdjudicate, saved, error }: {
+  ctx: PageContext; response: ResponseWithSample; slot: Slot; canAdjudicate: boolean; saved?: boolean | undefined; error?: string | undefined;
+}) {
+  const { t } = ctx;
+  const id = `adj-${s.criterion.id}-${s.contextIndex}`;
+  const disagree = new Set(s.values.map((v) => v.value)).size > 1;
+  return (
+    <tr id={`c-${s.criterion.id}-${s.contextIndex}`} class={disagree && !s.adjudication ? 'disagree' : ''}>
+      <td><strong>{s.criterion.name}</strong>{s.contextIndex >= 0 && <span class="sub"> · {t('response.context_n', { n: s.contextIndex + 1 })}</span>}</td>
+      <td>{s.values.length === 0 ? <span class="sub">—</span> : s.values.map((v) => <div>{label(s.criterion, v.value)} <span class="sub">{v.annotator}</span></div>)}</td>
+      <td>
+        <strong>{label(s.criterion, s.gold)}</strong>
+        {s.adjudication && <div class="sub">{t('response.adjudicated_by', { who: s.adjudication.adjudicator_email })}: {s.adjudication.reason}</div>}
+        {saved && <div class="saved" role="status">{t('flash.adjudicated')}</div>}
+      </td>
+      {canAdjudicate && (
+        <td>
+          <form method="post" action={`/responses/${response.id}/adjudicate`} class="adjudicate"
+            hx-post={`/responses/${response.id}/adjudicate`} hx-target="closest tr" hx-swap="outerHTML">
+            <Csrf token={ctx.csrfToken} />
+            <input type="hidden" name="criterion" value={s.criterion.id} />
+            <input type="hidden" name="context_index" value={s.contextIndex} />
+            <input type="hidden" name="version" value={s.adjudication?.version ?? ''} />
+            <label class="sr-only" for={`${id}-v`}>{t('response.gold')}</label>
+            {s.criterion.kind === 'numeric'
+              ? <input id={`${id}-v`} name="value" type="number" min="0" max="1" step="any" value={s.adjudication?.value ?? s.gold ?? ''} />
+              : (
+                <select id={`${id}-v`} name="value" required>
+                  {(s.adjudication?.value ?? s.gold) === null && <option value="" selected disabled>—</option>}
+                  {choices(s.criterion).map((o) => <option value={o.value} selected={(s.adjudication?.value ?? s.gold) === o.value}>{o.label}</option>)}
+                </select>
+              )}
+            <label class="sr-only" for={`${id}-r`}>{t('field.reason')}</label>
+            <input id={`${id}-r`} name="reason" placeholder={t('field.reason')} required value={s.adjudication?.reason ?? ''} />
+            <button class="btn small" type="submit">{t('response.set_gold')}</button>
+            {error && <p class="error" role="alert">{error}</p>}
+          </form>
+        </td>
+      )}
+    </tr>
+  );
+}
+
+export function ResponsePage({ ctx, dataset, response, slots, annotations, visible, canAdjudicate, canLabel, errors, next }: {
   ctx: PageContext; dataset: DatasetRow; response: ResponseWithSample; slots: Slot[]; annotations: AnnotationRow[];
-  visible: boolean; canAdjudicate: boolean; canLabel: boolean; errors?: FieldErrors;
+  visible: boolean; canAdjudicate: boolean; canLabel: boolean; errors?: FieldErrors; next?: number | null;
 }) {
   const { t } = ctx;
   const contexts = JSON.parse(response.retrieved_contexts) as string[];
@@ -36,7 +80,11 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
               <dt>{t('field.answer')}</dt><dd class="answer">{response.answer}</dd>
               {response.system && <><dt>{t('field.system')}</dt><dd>{response.system}</dd></>}
             </dl>
-            {canLabel && <a class="btn small" href={`/responses/${response.id}/label`}>{t('response.my_label')}</a>}
+            <div class="actions">
+              {canLabel && <a class="btn small" href={`/responses/${response.id}/label`}>{t('response.my_label')}</a>}
+              {canAdjudicate && (next ? <a class="btn small primary" rel="next" href={`/responses/${next}`}>{t('fh.next_disagreement')}</a>
+                : <a class="btn small" href={`/datasets/${dataset.id}/disagreements`}>{t('disagree.title')}</a>)}
+            </div>
           </section>
           <section class="card" aria-labelledby="labels-heading">
             <h2 id="labels-heading">{t('response.labels')}</h2>
@@ -45,42 +93,7 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
               <table class="table">
                 <thead><tr><th scope="col">{t('response.slot')}</th><th scope="col">{t('response.expert_values')}</th><th scope="col">{t('response.gold')}</th>{canAdjudicate && <th scope="col">{t('response.adjudicate')}</th>}</tr></thead>
                 <tbody>
-                  {slots.map((s) => {
-                    const id = `adj-${s.criterion.id}-${s.contextIndex}`;
-                    const disagree = new Set(s.values.map((v) => v.value)).size > 1;
-                    return (
-                      <tr id={`c-${s.criterion.id}-${s.contextIndex}`} class={disagree && !s.adjudication ? 'disagree' : ''}>
-                        <td><strong>{s.criterion.name}</strong>{s.contextIndex >= 0 && <span class="sub"> · {t('response.context_n', { n: s.contextIndex + 1 })}</span>}</td>
-                        <td>{s.values.length === 0 ? <span class="sub">—</span> : s.values.map((v) => <div>{label(s.criterion, v.value)} <span class="sub">{v.annotator}</span></div>)}</td>
-                        <td>
-                          <strong>{label(s.criterion, s.gold)}</strong>
-                          {s.adjudication && <div class="sub">{t('response.adjudicated_by', { who: s.adjudication.adjudicator_email })}: {s.adjudication.reason}</div>}
-                        </td>
-                        {canAdjudicate && (
-                          <td>
-                            <form method="post" action={`/responses/${response.id}/adjudicate`} class="adjudicate">
-                              <Csrf token={ctx.csrfToken} />
-                              <input type="hidden" name="criterion" value={s.criterion.id} />
-                              <input type="hidden" name="context_index" value={s.contextIndex} />
-                              <input type="hidden" name="version" value={s.adjudication?.version ?? ''} />
-                              <label class="sr-only" for={`${id}-v`}>{t('response.gold')}</label>
-                              {s.criterion.kind === 'numeric'
-                                ? <input id={`${id}-v`} name="value" type="number" min="0" max="1" step="0.05" value={s.adjudication?.value ?? s.gold ?? ''} />
-                                : (
-                                  <select id={`${id}-v`} name="value" required>
-                                    {(s.adjudication?.value ?? s.gold) === null && <option value="" selected disabled>—</option>}
-                                    {choices(s.criterion).map((o) => <option value={o.value} selected={(s.adjudication?.value ?? s.gold) === o.value}>{o.label}</option>)}
-                                  </select>
-                                )}
-                              <label class="sr-only" for={`${id}-r`}>{t('field.reason')}</label>
-                              <input id={`${id}-r`} name="reason" placeholder={t('field.reason')} required value={s.adjudication?.reason ?? ''} />
-                              <button class="btn small" type="submit">{t('response.set_gold')}</button>
-                            </form>
-                          </td>
-                        )}
-                      </tr>
-                    );
-                  })}
+                  {slots.map((s) => <SlotRow ctx={ctx} response={response} slot={s} canAdjudicate={canAdjudicate} />)}
                 </tbody>
               </table>
             )}
@@ -98,8 +111,8 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
             </section>
           )}
         </div>
-        <aside class="card">
-          <h2>{t('field.retrieved_contexts')}</h2>
+        <aside class="card" aria-labelledby="response-contexts">
+          <h2 id="response-contexts">{t('field.retrieved_contexts')}</h2>
           <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text"><Highlighted segments={highlight(c, terms)} /></p></li>)}</ol>
         </aside>
       </div>

@@ -1,10 +1,11 @@
 // Admin pages: users with their roles, invitations, and the global audit log.
 import { Layout, type PageContext } from '../layout.tsx';
 import { Csrf, Field, FormError } from '../components.tsx';
-import { AuditList } from './sample.tsx';
+import { AuditList } from './audit-list.tsx';
+import type { MessageKey } from '../../server/i18n/index.ts';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { UserRow } from '../../server/users/queries.ts';
-import type { AuditRow } from '../../server/audit/queries.ts';
+import { AUDIT_TYPES, type AuditRow } from '../../server/audit/queries.ts';
 
 const ROLES = ['admin', 'expert', 'viewer'] as const;
 
@@ -80,7 +81,7 @@ export function UsersPage({ ctx, users, values = {}, errors, inviteLink }: {
 
 export function AuditPage({ ctx, events, type, nextBefore }: { ctx: PageContext; events: AuditRow[]; type: string; nextBefore: number | null }) {
   const { t } = ctx;
-  const types = ['', 'sample', 'dataset', 'user', 'import'];
+  const types = ['', ...AUDIT_TYPES];
   return (
     <Layout ctx={ctx} title={t('audit.title')} wide>
       <div class="page-head">
@@ -88,7 +89,7 @@ export function AuditPage({ ctx, events, type, nextBefore }: { ctx: PageContext;
         <form method="get" action="/audit" class="filters">
           <label for="f-type">{t('audit.type')}</label>
           <select id="f-type" name="type" data-autosubmit>
-            {types.map((x) => <option value={x} selected={type === x}>{x || t('audit.all')}</option>)}
+            {types.map((x) => <option value={x} selected={type === x}>{x ? t(`audit.entity.${x}` as MessageKey) : t('audit.all')}</option>)}
           </select>
           <noscript><button class="btn small" type="submit">{t('action.filter')}</button></noscript>
         </form>

@@ -9,9 +9,13 @@ import { EvalSetLine } from './run-eval-set.tsx';
 import { evalSetOf } from '../../server/releases/service.ts';
 import type { CalibrationReport } from '../../server/calibration/report.ts';
 import type { Part } from '../../server/calibration/service.ts';
+import { BestThresholdButton, CalibrationSuggestions, type SuggestionsView } from './calibration-suggest.tsx';
+import { HoldoutLookNote, type HoldoutLookView } from './holdout-looks.tsx';
 import { binaryConfusionMatrix, ConfusionHeatmap, KappaThresholdChart, ScoreByLabelChart, ScoreHistogram, type ChartPoint } from '../charts.tsx';
 
 export interface ReportState { criterion: Criterion; run: RunRow; part: Part; threshold: number }
+
+const onGrid = (x: number) => Math.abs(x * 20 - Math.round(x * 20)) < 1e-9;
 
 function fmt(v: number | null | undefined, digits = 3): string {
   return v === null || v === undefined ? '—' : v.toFixed(digits);
@@ -31,9 +35,9 @@ function Figure({ ctx, name, value, report, pct }: { ctx: PageContext; name: str
   );
 }
 
-export function ReportBody({ ctx, dataset, state, report, points, curve }: {
+export function ReportBody({ ctx, dataset, state, report, points, curve, looks = null }: {
   ctx: PageContext; dataset: DatasetRow; state: ReportState; report: CalibrationReport; points: ChartPoint[];
-  curve: { threshold: number; kappa: number | null }[] | null;
+  curve: { threshold: number; kappa: number | null }[] | null; looks?: HoldoutLookView | null;
 }) {
   const { t } = ctx;
   const c = state.criterion;
@@ -45,6 +49,7 @@ export function ReportBody({ ctx, dataset, state, report, points, curve }: {
       <EvalSetLine ctx={ctx} datasetId={state.run.dataset_id} release={evalSetOf(state.run.selection)} />
       <p><a class="btn small" href={`/runs/${state.run.id}/review?criterion=${state.criterion.id}&part=${state.part}&threshold=${state.threshold}`}>{t('calib.review')}</a></p>
       {!report.meaningful && <div class="alert" role="status">{t('calib.not_meaningful', { n: report.n })}</div>}
+      {looks && <HoldoutLookNote ctx={ctx} looks={looks} />}
       <div class="split">
         <section class="card" aria-labelledby="figures">
           <h2 id="figures">{t('calib.figures')} <span class="sub">n = {report.n}</span></h2>
@@ -72,7 +77,8 @@ export function ReportBody({ ctx, dataset, state, report, points, curve }: {
               <Figure ctx={ctx} name="rmse" value={report.rmse} report={report} />
             </tbody>
           </table>
-          {binary && <p class="sub">{t('calib.best_threshold', { t: fmt(binary.best_threshold, 2), k: fmt(binary.best_threshold_kappa) })}</p>}
+          {binary && <p class="sub best-threshold">{t('calib.best_threshold', { t: fmt(binary.best_threshold, 2), k: fmt(binary.best_threshold_kappa) })}{' '}
+            <BestThresholdButton ctx={ctx} dataset={dataset} state={state} best={binary.best_threshold} /></p>}
           {report.notes.length > 0 && <p class="sub">{t('calib.notes')} {report.notes.map((n) => <span class="tag">{t(`calib.note_${n}` as 'calib.note_too_few_items')}</span>)}</p>}
         </section>
         <section class="card charts" aria-label={t('calib.pictures')}>
@@ -105,8 +111,9 @@ export function ReportBody({ ctx, dataset, state, report, points, curve }: {
   );
 }
 
-export function CalibrationPage({ ctx, dataset, criteria, runs, state, body }: {
+export function CalibrationPage({ ctx, dataset, criteria, runs, state, body, suggestions = null }: {
   ctx: PageContext; dataset: DatasetRow; criteria: Criterion[]; runs: RunRow[]; state: ReportState | null; body: preact.VNode | null;
+  suggestions?: SuggestionsView | null;
 }) {
   const { t } = ctx;
   return (
@@ -123,14 +130,16 @@ export function CalibrationPage({ ctx, dataset, criteria, runs, state, body }: {
           <select id="f-run" name="run">{runs.map((r) => <option value={r.id} selected={r.id === state.run.id}>{`${r.name} · ${r.metric_key}`}</option>)}</select>
           <label for="f-part">{t('calib.part')}</label>
           <select id="f-part" name="part">{(['calibration', 'held_out', 'all'] as const).map((p) => <option value={p} selected={p === state.part}>{t(`calib.part_${p}`)}</option>)}</select>
-          {state.criterion.kind === 'binary' && <>
+          {state.criterion.kind === 'binary' && <span class="threshold-group">
             <label for="f-threshold">{t('calib.threshold')}</label>
-            <input id="f-threshold" name="threshold" type="range" min="0" max="1" step="0.05" value={state.threshold} class="threshold" />
+            {/* 0.05 steps for the keys; any value (e.g. the best threshold 0.44) when the page is opened at one. */}
+            <input id="f-threshold" name="threshold" type="range" min="0" max="1" step={onGrid(state.threshold) ? '0.05' : 'any'} value={state.threshold} class="threshold" />
             <output for="f-threshold" id="threshold-value">{state.threshold.toFixed(2)}</output>
-          </>}
+          </span>}
           <noscript><button class="btn small" type="submit">{t('action.apply')}</button></noscript>
         </form>
       )}
+      {state && suggestions && <CalibrationSuggestions ctx={ctx} dataset={dataset} state={state} view={suggestions} />}
       {body}
     </Layout>
   );

@@ -62,7 +62,7 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { 
                 <input id="f-name" name="name" required maxLength={60} value={values.name ?? ''} pattern="[A-Za-z0-9_\-]+" />
               </Field>
               <Field name="kind" label={t('field.kind')} errors={errors}>
-                <select id="f-kind" name="kind">
+                <select id="f-kind" name="kind" data-kind-select>
                   {(['binary', 'categorical', 'ordinal', 'numeric'] as const).map((k) => <option value={k} selected={values.kind === k}>{t(`kind.${k}`)}</option>)}
                 </select>
               </Field>
@@ -73,17 +73,24 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { 
                 </select>
               </Field>
             </div>
-            <Field name="options" label={t('field.options')} errors={errors} hint={t('hint.options')}>
-              <textarea id="f-options" name="options" rows={3} placeholder={'correct | Correct\nhallucinated | Hallucinated\nnot_answered | Not answered\npartial | Partially correct'}>{values.options ?? ''}</textarea>
-            </Field>
-            <div class="row">
-              <Field name="scale_min" label={t('field.scale_min')} errors={errors}>
-                <input id="f-scale_min" name="scale_min" type="number" value={values.scale_min ?? '1'} />
+            {/* Each type's own fields, grouped: without JS every group shows under its heading; app.js shows the selected type's only. */}
+            <fieldset class="kind-fields" data-kinds="binary categorical">
+              <legend>{t('fh.kind_fields_options')}</legend>
+              <Field name="options" label={t('field.options')} errors={errors} hint={`${t('hint.options')} ${t('hint.binary_options')}`}>
+                <textarea id="f-options" name="options" rows={3} placeholder={'correct | Correct\nhallucinated | Hallucinated\nnot_answered | Not answered\npartial | Partially correct'}>{values.options ?? ''}</textarea>
               </Field>
-              <Field name="scale_max" label={t('field.scale_max')} errors={errors} hint={t('hint.scale')}>
-                <input id="f-scale_max" name="scale_max" type="number" value={values.scale_max ?? '5'} />
-              </Field>
-            </div>
+            </fieldset>
+            <fieldset class="kind-fields" data-kinds="ordinal">
+              <legend>{t('fh.kind_fields_scale')}</legend>
+              <div class="row">
+                <Field name="scale_min" label={t('field.scale_min')} errors={errors}>
+                  <input id="f-scale_min" name="scale_min" type="number" value={values.scale_min ?? '1'} />
+                </Field>
+                <Field name="scale_max" label={t('field.scale_max')} errors={errors} hint={t('hint.scale')}>
+                  <input id="f-scale_max" name="scale_max" type="number" value={values.scale_max ?? '5'} />
+                </Field>
+              </div>
+            </fieldset>
             <Field name="guidelines" label={t('field.guidelines')} errors={errors}>
               <textarea id="f-guidelines" name="guidelines" rows={3}>{values.guidelines ?? ''}</textarea>
             </Field>

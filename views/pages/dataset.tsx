@@ -6,6 +6,8 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow, SampleStatus } from '../../server/samples/queries.ts';
 import { STATUSES } from '../../server/samples/queries.ts';
 import { can } from '../../server/http/security.ts';
+import type { Waiting } from '../../server/datasets/waiting.ts';
+import { WaitingCard } from './dataset-waiting.tsx';
 
 export interface ListState {
   q: string;
@@ -155,7 +157,9 @@ export function FilterBar({ ctx, dataset, list, state }: { ctx: PageContext; dat
   );
 }
 
-export interface LabellingSummary { responses: number; criteria: number; canLabel: boolean; canAdjudicate: boolean; progress: { done: number; total: number; mine: number } }
+export interface LabellingSummary {
+  responses: number; criteria: number; canLabel: boolean; canAdjudicate: boolean; progress: { done: number; total: number; mine: number }; waiting: Waiting;
+}
 
 function LabellingBar({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetRow; s: LabellingSummary }) {
   const { t } = ctx;
@@ -166,7 +170,12 @@ function LabellingBar({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetR
         <p class="sub">{t('dataset.labelling_summary', { responses: s.responses, criteria: s.criteria, done: s.progress.done, total: s.progress.total, mine: s.progress.mine })}</p>
       </div>
       <div class="actions">
-        {s.canLabel && s.responses > 0 && <a class="btn primary" href={`/datasets/${dataset.id}/label`}>{t('label.start')}</a>}
+        {s.canLabel && s.responses > 0 && (
+          <form method="post" action={`/datasets/${dataset.id}/label/next`} class="inline">
+            <Csrf token={ctx.csrfToken} />
+            <button class="btn primary" type="submit">{t('label.start')}</button>
+          </form>
+        )}
         <a class="btn small" href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a>
         {s.canAdjudicate && <a class="btn small" href={`/datasets/${dataset.id}/disagreements`}>{t('disagree.title')}</a>}
         <a class="btn small" href={`/datasets/${dataset.id}/agreement`}>{t('agreement.title')}</a>
@@ -203,6 +212,7 @@ export function DatasetPage({ ctx, dataset, list, state, quickAdd, labelling }: 
         </div>
       </div>
       <LabellingBar ctx={ctx} dataset={dataset} s={labelling} />
+      <WaitingCard ctx={ctx} dataset={dataset} s={labelling} />
       {canWrite && <QuickAddForm ctx={ctx} dataset={dataset} values={quickAdd?.values} errors={quickAdd?.errors} />}
       <section aria-labelledby="samples-heading">
         <h2 id="samples-heading">{t('samples.title')}</h2>

@@ -88,7 +88,7 @@ export function DatasetsPage({ ctx, datasets, values = {}, errors, showArchived 
                   </svg>
                   <span class="sub">{t('datasets.progress_label', { approved: d.n_approved, review: d.n_in_review, total: d.n_samples })}</span>
                 </td>
-                <td class="sub">{d.updated_at.slice(0, 10)}</td>
+                <td class="sub nowrap">{d.updated_at.slice(0, 10)}</td>
               </tr>
             ))}
           </tbody>

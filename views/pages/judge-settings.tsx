@@ -5,11 +5,28 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { PublicJudgeSettings } from '../../server/judge/settings.ts';
 import { presets } from '../../server/llm/presets.ts';
 
-export function ConnectionResult({ ctx, result }: { ctx: PageContext; result: { ok: true; model: string } | { ok: false; kind: string; message: string } }) {
+type Tested = { ok: true; model: string } | { ok: false; kind: string; message: string };
+
+function Outcome({ ctx, result, what }: { ctx: PageContext; result: Tested; what: 'chat' | 'embeddings' }) {
   const { t } = ctx;
   return (
-    <div id="connection-result" class={result.ok ? 'flash' : 'alert'} role="status">
+    <p class={result.ok ? 'conn-ok' : 'conn-bad'}>
+      <strong>{t(what === 'chat' ? 'fh.conn_chat' : 'fh.conn_embeddings')}</strong>{' '}
       {result.ok ? t('judge.connection_ok', { model: result.model }) : <><strong>{t(`judge.conn_${result.kind}` as 'judge.conn_other')}</strong> <span class="sub">{result.message}</span></>}
+    </p>
+  );
+}
+
+export function ConnectionResult({ ctx, result, embeddings = null, embeddingMetrics = [] }: {
+  ctx: PageContext; result: Tested; embeddings?: Tested | null; embeddingMetrics?: string[];
+}) {
+  const { t } = ctx;
+  const ok = result.ok && (embeddings === null || embeddings.ok);
+  return (
+    <div id="connection-result" class={ok ? 'flash' : 'alert'} role="status">
+      <Outcome ctx={ctx} result={result} what="chat" />
+      {embeddings ? <Outcome ctx={ctx} result={embeddings} what="embeddings" />
+        : embeddingMetrics.length > 0 && <p class="sub">{t('fh.conn_no_embedding_model', { metrics: embeddingMetrics.join(', ') })}</p>}
     </div>
   );
 }

@@ -11,6 +11,7 @@ import type { Segment } from '../../server/labels/highlight.ts';
 import { rawHtml, renderedHtml, type SafeHtml } from '../../server/http/html.ts';
 import type { T } from '../../server/i18n/index.ts';
 import { LabellingSheetLink } from './labelling-sheet.tsx';
+import type { Waiting } from '../../server/datasets/waiting.ts';
 
 export interface WorkspaceItem {
   dataset: DatasetRow;
@@ -69,7 +70,7 @@ function KeysHelp({ t }: { t: T }) {
           <tr><td><Kbd>⇧</Kbd>+<Kbd>1</Kbd>–<Kbd>9</Kbd></td><td>{t('label.key_context')}</td></tr>
           <tr><td><Kbd>Enter</Kbd></td><td>{t('label.key_submit')}</td></tr>
           <tr><td><Kbd>S</Kbd></td><td>{t('label.key_skip')}</td></tr>
-          <tr><td><Kbd>B</Kbd></td><td>{t('label.key_back')}</td></tr>
+          <tr><td><Kbd>B</Kbd> / <Kbd>N</Kbd></td><td>{t('fh.key_history')}</td></tr>
           <tr><td><Kbd>R</Kbd></td><td>{t('label.key_rationale')}</td></tr>
           <tr><td><Kbd>Esc</Kbd></td><td>{t('label.key_escape')}</td></tr>
           <tr><td><Kbd>Ctrl</Kbd>+<Kbd>Enter</Kbd></td><td>{t('label.key_ctrl_enter')}</td></tr>
@@ -89,13 +90,19 @@ function keysHelp(t: T): SafeHtml {
   return html;
 }
 
-export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; item: WorkspaceItem; errors?: FieldErrors | undefined; conflict?: boolean }) {
+/** Where B or N found nothing more in the expert's history: said on the item that stays shown. */
+export type HistoryEdge = 'first' | 'last';
+
+export function Workspace({ ctx, item, errors, conflict, edge }: {
+  ctx: PageContext; item: WorkspaceItem; errors?: FieldErrors | undefined; conflict?: boolean; edge?: HistoryEdge;
+}) {
   const { t } = ctx;
   const { response: r, dataset } = item;
   const responseCriteria = item.criteria.filter((c) => c.target === 'response');
   const contextCriteria = item.criteria.filter((c) => c.target === 'context');
   const pct = item.progress.total ? Math.round((100 * item.progress.done) / item.progress.total) : 0;
   const reference = JSON.parse(r.reference_contexts) as string[];
+  const next = `/datasets/${dataset.id}/label/next`;
   return (
     <div id="workspace" class="workspace" data-response={r.id}>
       <div class="ws-head">
@@ -104,16 +111,23 @@ export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; i
           <span class="sub">{t('label.progress_text', { done: item.progress.done, total: item.progress.total, pct, mine: item.progress.mine })}</span>
         </div>
         <div class="actions">
-          <span class="sub">{t('label.item', { id: r.id })}{r.system ? ` · ${r.system}` : ''}</span>
+          <span class="sub nowrap">{t('label.item', { id: r.id })}{r.system ? ` · ${r.system}` : ''}</span>
           {item.annotation?.state === 'submitted' && <span class="badge status-approved">{t('label.submitted')}</span>}
+          <a class="btn ghost small" href={`/datasets/${dataset.id}/label/history`}>{t('fh.history')}</a>
           <button type="button" class="btn ghost small" data-show-help>{t('label.keys')} <Kbd>?</Kbd></button>
         </div>
       </div>
       {conflict && <div class="alert" role="alert">{t('label.conflict')}</div>}
       {errors?._form && <div class="alert" role="alert">{errors._form}</div>}
+      {edge && (
+        <div class="flash" role="status">
+          {t(edge === 'first' ? 'fh.history_first' : 'fh.history_last')}
+          {edge === 'last' && <> <a href={`/datasets/${dataset.id}/label`}>{t('fh.continue_queue')}</a></>}
+        </div>
+      )}
       <div class="ws-grid">
-        <section class="ws-main card" aria-label={t('label.item_label')}>
-          <h2 class="ws-q">{r.question}</h2>
+        <section class="ws-main card" aria-labelledby="ws-question">
+          <h1 class="ws-q" id="ws-question">{r.question}</h1>
           <dl class="kv">
             <dt>{t('field.ground_truth')}</dt><dd>{r.ground_truth || <span class="sub">—</span>}</dd>
             <dt>{t('field.answer')}</dt><dd class="answer">{r.answer}</dd>
@@ -139,19 +153,13 @@ export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; i
                 <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={20000}>{item.correctedAnswer}</textarea>
               </div>
             </div>
-            <div class="actions">
-              <button type="submit" class="btn primary">{t('label.submit')} <Kbd>Enter</Kbd></button>
-              <a class="btn" href={`/datasets/${dataset.id}/label?after=${r.id}`} data-hotkey="s" hx-get={`/datasets/${dataset.id}/label?after=${r.id}`}
-                hx-target="#workspace" hx-swap="outerHTML" hx-push-url="true">{t('label.skip')} <Kbd>S</Kbd></a>
-              <button type="button" class="btn ghost" data-hotkey="b" data-history-back>{t('label.back')} <Kbd>B</Kbd></button>
-              <span class="draft-status sub" id="draft-status" aria-live="polite"
-                hx-post={`/responses/${r.id}/draft`} hx-include="#label-form" hx-trigger="change from:#label-form delay:600ms, input from:#label-form delay:2s"
-                hx-target="this" hx-swap="innerHTML"></span>
-            </div>
           </form>
         </section>
-        <section class="ws-contexts" aria-label={t('field.retrieved_contexts')}>
-          <h2>{t('field.retrieved_contexts')} <span class="sub">({item.contexts.length})</span></h2>
+        <section class="ws-contexts" aria-labelledby="ws-contexts-heading">
+          <h2 id="ws-contexts-heading">{t('field.retrieved_contexts')} <span class="sub">({item.contexts.length})</span></h2>
+          {contextCriteria.filter((c) => c.guidelines).map((c) => (
+            <p class="guidelines context-guidelines" id={`g-${c.id}`}><strong>{c.name}</strong> · {c.guidelines}</p>
+          ))}
           {item.contexts.length === 0 && <p class="sub">{t('label.no_contexts')}</p>}
           <ol class="contexts">
             {item.contexts.map((html, i) => (
@@ -161,7 +169,7 @@ export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; i
                   {contextCriteria.map((c) => (
                     <label class="toggle">
                       <input type="checkbox" form="label-form" name={`c${c.id}_${i}`} value="1" checked={item.values[`${c.id}:${i}`] === '1'}
-                        data-context-key={i + 1} />
+                        data-context-key={i + 1} aria-describedby={c.guidelines ? `g-${c.id}` : undefined} />
                       {c.name} {i < 9 && <Kbd>⇧{i + 1}</Kbd>}
                     </label>
                   ))}
@@ -172,19 +180,54 @@ export function Workspace({ ctx, item, errors, conflict }: { ctx: PageContext; i
           </ol>
         </section>
       </div>
+      {/* After the contexts in the page, so Tab reaches every relevance box before Submit. */}
+      <div class="actions ws-actions">
+        <button type="submit" form="label-form" class="btn primary">{t('label.submit')} <Kbd>Enter</Kbd></button>
+        <form method="post" action={next} hx-post={next} hx-target="#workspace" hx-swap="outerHTML" class="inline">
+          <Csrf token={ctx.csrfToken} />
+          <input type="hidden" name="after" value={r.id} />
+          <button type="submit" class="btn" data-hotkey="s">{t('label.skip')} <Kbd>S</Kbd></button>
+        </form>
+        <a class="btn ghost" href={`/responses/${r.id}/label/prev`} hx-get={`/responses/${r.id}/label/prev`} hx-target="#workspace" hx-swap="outerHTML"
+          data-hotkey="b">{t('label.back')} <Kbd>B</Kbd></a>
+        <a class="btn ghost" href={`/responses/${r.id}/label/next`} hx-get={`/responses/${r.id}/label/next`} hx-target="#workspace" hx-swap="outerHTML"
+          data-hotkey="n">{t('fh.forward')} <Kbd>N</Kbd></a>
+        <span class="draft-status sub" id="draft-status" aria-live="polite"
+          hx-post={`/responses/${r.id}/draft`} hx-include="#label-form" hx-trigger="change from:#label-form delay:600ms, input from:#label-form delay:2s"
+          hx-target="this" hx-swap="innerHTML"></span>
+      </div>
       {rawHtml(keysHelp(t))}
     </div>
   );
 }
 
-export function QueueDone({ ctx, dataset, progress }: { ctx: PageContext; dataset: DatasetRow; progress: { done: number; total: number; mine: number } }) {
+/** What the end of a queue shows: the expert's count and what else waits in the dataset. */
+export interface QueueDoneView { progress: { done: number; total: number; mine: number }; waiting: Waiting }
+
+export function NextActions({ ctx, dataset, waiting }: { ctx: PageContext; dataset: DatasetRow; waiting: Waiting }) {
+  const { t } = ctx;
+  const links: preact.VNode[] = [];
+  if (waiting.canAdjudicate && waiting.disagreements > 0) {
+    links.push(<a class="btn primary" href={`/datasets/${dataset.id}/disagreements`}>{t('fh.next_disagreements', { n: waiting.disagreements })}</a>);
+  }
+  if (waiting.canReview && waiting.inReviewForYou > 0) {
+    links.push(<a class="btn" href={`/datasets/${dataset.id}/inbox`}>{t('fh.next_review', { n: waiting.inReviewForYou })}</a>);
+  }
+  links.push(<a class="btn" href={`/datasets/${dataset.id}/label/history`}>{t('fh.history')}</a>);
+  links.push(<a class="btn" href={`/datasets/${dataset.id}/agreement`}>{t('agreement.title')}</a>);
+  links.push(<a class="btn ghost" href={`/datasets/${dataset.id}`}>{dataset.name}</a>);
+  return <nav class="actions next-actions" aria-label={t('fh.next_steps')}>{links}</nav>;
+}
+
+export function QueueDone({ ctx, dataset, next }: { ctx: PageContext; dataset: DatasetRow; next: QueueDoneView }) {
   const { t } = ctx;
   return (
     <div id="workspace" class="workspace">
-      <section class="card empty">
-        <h2>{t('label.done_title')}</h2>
-        <p>{t('label.done_lead', { mine: progress.mine })}</p>
-        <p><a class="btn" href={`/datasets/${dataset.id}`}>{dataset.name}</a></p>
+      <section class="card empty" aria-labelledby="done-title">
+        <h1 id="done-title">{t('label.done_title')}</h1>
+        <p>{t('label.done_lead', { mine: next.progress.mine })}</p>
+        <p class="sub">{t('fh.labels_left', { n: next.waiting.labelsLeft })}</p>
+        <NextActions ctx={ctx} dataset={dataset} waiting={next.waiting} />
       </section>
     </div>
   );

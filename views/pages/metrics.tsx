@@ -59,7 +59,7 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors }: {
               {s.versions.length > 0 && (
                 <table class="table compact">
                   <thead><tr><th scope="col">{t('samples.version')}</th><th scope="col">{t('audit.who')}</th><th scope="col">{t('audit.when')}</th><th scope="col">{t('metrics.note')}</th></tr></thead>
-                  <tbody>{s.versions.map((v) => <tr><td>v{v.version}</td><td>{v.creator_email ?? '—'}</td><td class="sub">{v.created_at.slice(0, 16).replace('T', ' ')}</td><td>{v.note}</td></tr>)}</tbody>
+                  <tbody>{s.versions.map((v) => <tr><td>v{v.version}</td><td>{v.creator_email ?? '—'}</td><td class="sub nowrap">{v.created_at.slice(0, 16).replace('T', ' ')}</td><td>{v.note}</td></tr>)}</tbody>
                 </table>
               )}
             </section>

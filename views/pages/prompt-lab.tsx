@@ -15,6 +15,8 @@ export interface LabState {
   metric: string; metrics: string[]; step: string; steps: string[]; criterion: Criterion; criteria: Criterion[];
   current: PromptInUse; draft: PromptTemplate; candidates: ExampleCandidate[]; runs: RunRow[];
   parts: { calibration: number; held_out: number };
+  /** Held-out final checks of this metric so far: a second one spends the held-out part. */
+  heldOutLooks: number;
 }
 
 function Selectors({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetRow; s: LabState }) {
@@ -54,9 +56,9 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
         <div class="lab-grid">
           <section class="card" aria-labelledby="current-h">
             <h2 id="current-h">{t('lab.current')} <span class="sub">{s.current.version === null ? t('runs.default_prompt') : `v${s.current.version}`}</span></h2>
-            <h3>{t('metrics.instruction')}</h3><pre class="mono prompt">{s.current.instruction}</pre>
-            <h3>{t('metrics.output_format')}</h3><pre class="mono prompt">{s.current.output_format}</pre>
-            <h3>{t('metrics.examples')} ({s.current.examples.length})</h3><pre class="mono prompt">{JSON.stringify(s.current.examples, null, 2)}</pre>
+            <h3>{t('metrics.instruction')}</h3><pre class="mono prompt" tabIndex={0}>{s.current.instruction}</pre>
+            <h3>{t('metrics.output_format')}</h3><pre class="mono prompt" tabIndex={0}>{s.current.output_format}</pre>
+            <h3>{t('metrics.examples')} ({s.current.examples.length})</h3><pre class="mono prompt" tabIndex={0}>{JSON.stringify(s.current.examples, null, 2)}</pre>
           </section>
           <section class="card" aria-labelledby="draft-h">
             <h2 id="draft-h">{t('lab.draft')}</h2>
@@ -120,6 +122,7 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
             <button class="btn" type="submit">{t('lab.compare')}</button>
           </form>
         )}
+        <p class={s.heldOutLooks > 0 ? 'hint warn-text' : 'hint'}>{t('fh.looks_so_far', { n: s.heldOutLooks, metric: s.metric })}</p>
         {s.runs.map((r) => (
           <form id={`final-${r.id}`} method="post" action={`/datasets/${dataset.id}/prompt-lab/final`} class="sr-only">
             {hidden({ run: r.id })}

@@ -12,6 +12,7 @@ import type { ResponseWithSample } from '../../server/responses/queries.ts';
 import type { AdjudicationRow } from '../../server/labels/queries.ts';
 import type { VerdictRow } from '../../server/calibration/service.ts';
 import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
+import { stepTitle } from './runs.tsx';
 import { Highlighted } from './label.tsx';
 import { PARTS, VERDICTS, VERDICT_FILTERS, type Comparison, type QueueItem, type Verdict, type VerdictFilter } from '../../server/review/queue.ts';
 import { stateQuery, type QueueState } from '../../server/review/state.ts';
@@ -66,7 +67,7 @@ function JudgeCell({ criterion, item }: { criterion: Criterion; item: QueueItem 
   );
 }
 
-export type QueueRow = QueueItem & { question: string };
+export type QueueRow = QueueItem & { question: string; goldHidden?: boolean };
 
 export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, counts, more, comparable, systems, tags }: {
   ctx: PageContext; dataset: DatasetRow; run: RunRow; criteria: Criterion[]; state: QueueState | null; rows: QueueRow[];
@@ -133,7 +134,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
                     <td class="num sub">{item.id}</td>
                     <td><a href={`${base}/${item.id}?${stateQuery(state)}`}>{truncate(item.question, QUESTION_CHARS)}</a></td>
                     <td class="sub">{item.system || '—'}</td>
-                    <td>{valueLabel(state.criterion, item.gold)}</td>
+                    <td>{item.goldHidden ? <span class="sub">{t('fh.gold_hidden')}</span> : valueLabel(state.criterion, item.gold)}</td>
                     <td class="num"><JudgeCell criterion={state.criterion} item={item} /></td>
                     <td class="num">{fmt(item.gap)}</td>
                     <td><VerdictBadge r={r} verdict={item.verdict?.verdict} />{item.verdict && !item.disagrees && <span class="sub"> {r('review.agrees_now')}</span>}</td>
@@ -153,7 +154,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
 }
 
 function Json({ value }: { value: unknown }) {
-  return <pre class="mono trace-json">{JSON.stringify(value, null, 2)}</pre>;
+  return <pre class="mono trace-json" tabIndex={0}>{JSON.stringify(value, null, 2)}</pre>;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -198,19 +199,19 @@ function Parsed({ r, value }: { r: RT; value: unknown }) {
   );
 }
 
-function TraceSteps({ ctx, r, steps }: { ctx: PageContext; r: RT; steps: TraceStep[] }) {
+function TraceSteps({ ctx, r, steps, metricKey }: { ctx: PageContext; r: RT; steps: TraceStep[]; metricKey: string }) {
   const { t } = ctx;
   return (
     <>
       {steps.map((step, i) => (
         <section class="card trace-step" aria-labelledby={`step-${i}`}>
-          <h2 id={`step-${i}`}>{r('review.step', { n: i + 1, step: step.step })} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
+          <h2 id={`step-${i}`}>{r('review.step', { n: i + 1, step: stepTitle(t, metricKey, steps, i) })} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
             {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
           <details><summary>{t('trace.prompt')}</summary>
-            {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono">{m.content}</pre></div>)}
+            {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0}>{m.content}</pre></div>)}
           </details>
           <h3>{t('trace.raw')}</h3>
-          <pre class="mono">{step.raw ?? '—'}</pre>
+          <pre class="mono" tabIndex={0}>{step.raw ?? '—'}</pre>
           <h3>{t('trace.parsed')}</h3>
           <Parsed r={r} value={step.parsed} />
           {step.error && <div class="alert">{step.error}</div>}
@@ -231,6 +232,8 @@ export interface ReviewItem {
   trace: Trace | null;
   comparison: Comparison;
   verdict: VerdictRow | undefined;
+  /** The others' labels and gold are not shown to this expert until they submit their own (labelVisibility). */
+  hidden: boolean;
 }
 
 export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, canRecord, canAdjudicate, values = {}, errors }: {
@@ -253,8 +256,8 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
   const judgeChoice = item.comparison.judgeValue !== null && options.some((o) => o.value === item.comparison.judgeValue) ? item.comparison.judgeValue : '';
   const goldChoice = values.gold ?? judgeChoice;
   const guidelines = `/datasets/${dataset.id}/criteria#gl-${criterion.id}`;
-  const pager = (
-    <nav class="pager" aria-label={r('review.item_nav')}>
+  const pager = (where: 'top' | 'bottom') => (
+    <nav class="pager" aria-label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')}>
       {prev !== undefined ? <a class="btn ghost small" rel="prev" href={`${base}/${prev}?${q}`}>{r('review.prev_item')}</a> : <span />}
       <a class="btn ghost small" href={`${base}?${q}#item-${response.id}`}>{r('review.back')}</a>
       {next !== undefined ? <a class="btn ghost small" rel="next" href={`${base}/${next}?${q}`}>{r('review.next_item')}</a> : <span />}
@@ -264,7 +267,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
   return (
     <Layout ctx={ctx} title={r('review.item_title', { id: response.id })} wide>
       <Crumbs ctx={ctx} dataset={dataset} run={run} tail={<><a href={`${base}?${q}`}>{r('review.title')}</a> / #{response.id}</>} />
-      {pager}
+      {pager('top')}
       <div class="split">
         <div>
           <section class="card">
@@ -283,7 +286,8 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
             <dl class="kv">
               <dt>{r('review.gold')}</dt>
               <dd>
-                {item.gold === null ? r('review.no_gold') : <strong>{valueLabel(criterion, item.gold)}</strong>}
+                {item.hidden ? <span class="sub">{t('fh.gold_hidden_item')} <a href={`/responses/${response.id}/label`}>{t('response.my_label')}</a></span>
+                  : item.gold === null ? r('review.no_gold') : <strong>{valueLabel(criterion, item.gold)}</strong>}
                 {item.adjudication && <div class="sub">{r('review.adjudicated', { who: item.adjudication.adjudicator_email, reason: item.adjudication.reason })}</div>}
               </dd>
               <dt>{r('review.judge_score')}</dt>
@@ -302,7 +306,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
 
           <section class="card" aria-labelledby="expert-labels">
             <h2 id="expert-labels">{r('review.expert_labels')}</h2>
-            {item.experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : item.experts.map((e) => (
+            {item.hidden ? <p class="sub">{t('response.hidden')}</p> : item.experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : item.experts.map((e) => (
               <div class="rationale">
                 <p><strong>{e.value === null ? <span class="sub">{r('review.no_value')}</span> : valueLabel(criterion, e.value)}</strong> <span class="sub">{e.email}{e.submitted_at ? ` · ${e.submitted_at.slice(0, 16).replace('T', ' ')}` : ''}</span></p>
                 {e.rationale && <p><strong>{t('field.rationale')}:</strong> {e.rationale}</p>}
@@ -366,8 +370,8 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
             )}
           </section>
         </div>
-        <aside class="card">
-          <h2>{t('field.retrieved_contexts')}</h2>
+        <aside class="card" aria-labelledby="review-contexts">
+          <h2 id="review-contexts">{t('field.retrieved_contexts')}</h2>
           {contexts.length === 0 ? <p class="sub">—</p> : (
             <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text"><Highlighted segments={highlight(c, terms)} /></p></li>)}</ol>
           )}
@@ -378,11 +382,11 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
         {item.trace && item.trace.steps.length > 0
           ? <>
             {item.trace.values && Object.keys(item.trace.values).length > 0 && <details class="card"><summary>{t('trace.values')}</summary><Json value={item.trace.values} /></details>}
-            <TraceSteps ctx={ctx} r={r} steps={item.trace.steps} />
+            <TraceSteps ctx={ctx} r={r} steps={item.trace.steps} metricKey={run.metric_key} />
           </>
           : <p class="sub">{r('review.no_trace')}</p>}
       </section>
-      {pager}
+      {pager('bottom')}
     </Layout>
   );
 }

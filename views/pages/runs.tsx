@@ -4,7 +4,22 @@ import { Csrf, Field, FormError } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow, RunSummary, ScoreRow } from '../../server/judge/run-queries.ts';
-import type { Trace } from '../../server/judge/types.ts';
+import type { Trace, TraceStep } from '../../server/judge/types.ts';
+import type { T } from '../../server/i18n/index.ts';
+import { RunPlanTable, type RunPlanView } from './run-plan.tsx';
+import { HoldoutLookNote, type HoldoutLookView } from './holdout-looks.tsx';
+
+/**
+ * A trace step's name as a reader needs it: answer_correctness asks for statements twice, the answer's
+ * first and the ground truth's second (its trace keeps that order); faithfulness's are the answer's.
+ */
+export function stepTitle(t: T, metricKey: string, steps: readonly TraceStep[], i: number): string {
+  const step = steps[i]!;
+  if (step.step !== 'statements') return step.step;
+  const nth = steps.slice(0, i).filter((s) => s.step === 'statements').length;
+  const whose = metricKey === 'answer_correctness' && nth === 1 ? 'fh.statements_truth' : 'fh.statements_answer';
+  return `${step.step} · ${t(whose)}`;
+}
 import { EvalSetField, EvalSetLine } from './run-eval-set.tsx';
 import { evalSetOf } from '../../server/releases/service.ts';
 
@@ -55,9 +70,9 @@ export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run
   );
 }
 
-export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady, releases }: {
+export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady, showArchived, plan, releases }: {
   ctx: PageContext; dataset: DatasetRow; runs: RunListItem[]; metrics: { key: string; kind: string }[]; systems: readonly string[];
-  values?: Record<string, string>; errors?: FieldErrors; judgeReady: boolean;
+  values?: Record<string, string>; errors?: FieldErrors; judgeReady: boolean; showArchived: boolean; plan: RunPlanView;
   /** Tags of the dataset's releases, newest first: a run can be limited to one. */
   releases?: string[];
 }) {
@@ -65,19 +80,24 @@ export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, er
   return (
     <Layout ctx={ctx} title={`${t('runs.title')} · ${dataset.name}`} wide>
       <Crumbs ctx={ctx} dataset={dataset} />
-      <h1>{t('runs.title')}</h1>
+      <div class="page-head">
+        <h1>{t('runs.title')}</h1>
+        <a class="btn ghost small" href={showArchived ? `/datasets/${dataset.id}/runs` : `/datasets/${dataset.id}/runs?archived=1`}>
+          {showArchived ? t('fh.hide_archived_runs') : t('fh.show_archived_runs')}</a>
+      </div>
       {!judgeReady && <p class="alert">{t('runs.no_judge')} {ctx.user?.role === 'admin' && <a href="/settings/judge">{t('judge.settings_title')}</a>}</p>}
       {runs.length === 0 ? <p class="empty-row">{t('runs.none')}</p> : (
         <table class="table">
-          <thead><tr><th scope="col">{t('field.name')}</th><th scope="col">{t('runs.metric')}</th><th scope="col">{t('field.status')}</th>
+          <thead><tr><th scope="col">{t('fh.col_run')}</th><th scope="col">{t('runs.metric')}</th><th scope="col">{t('field.status')}</th>
             <th scope="col" class="num">{t('runs.mean')}</th><th scope="col" class="num">{t('runs.scored')}</th><th scope="col" class="num">{t('runs.errored')}</th>
             <th scope="col" class="num">{t('runs.skipped')}</th><th scope="col">{t('runs.model')}</th></tr></thead>
           <tbody>
             {runs.map(({ run, summary }) => (
               <tr>
-                <td><a href={`/runs/${run.id}`}>{run.name}</a>{run.source === 'imported' && <span class="badge">{t('runs.imported')}</span>}</td>
+                <td><a href={`/runs/${run.id}`}>{run.name}</a>{run.source === 'imported' && <span class="badge nowrap">{t('runs.imported')}</span>}
+                  {run.archived === 1 && <span class="badge nowrap">{t('datasets.archived')}</span>}</td>
                 <td class="mono">{run.metric_key}</td>
-                <td><span class={`badge run-${run.status}`}>{t(`runs.status_${run.status}`)}</span></td>
+                <td><span class={`badge nowrap run-${run.status}`}>{t(`runs.status_${run.status}`)}</span></td>
                 <td class="num">{fmt(summary.mean)}</td>
                 <td class="num">{summary.scored}</td>
                 <td class="num">{summary.errored}</td>
@@ -118,6 +138,7 @@ export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, er
               <input id="f-concurrency" name="concurrency" type="number" min="1" max="256" value={values.concurrency ?? '16'} />
             </Field>
           </div>
+          <RunPlanTable ctx={ctx} plan={plan} />
           <button class="btn primary" type="submit">{t('runs.start')}</button>
         </form>
       </section>
@@ -125,31 +146,21 @@ export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, er
   );
 }
 
-export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, status }: {
-  ctx: PageContext; dataset: DatasetRow; run: RunRow; summary: RunSummary; cost: number;
-  scores: (ScoreRow & { question: string; system: string })[]; page: number; more: boolean; status: string;
-}) {
+export interface ScoresList { ctx: PageContext; run: RunRow; scores: (ScoreRow & { question: string; system: string })[]; page: number; more: boolean; status: string }
+
+/** The run's scores, one page; it reloads itself when the live progress reports the run finished. */
+export function ScoresSection({ ctx, run, scores, page, more, status }: ScoresList) {
   const { t } = ctx;
-  const versions = (JSON.parse(run.prompts) as { versions?: Record<string, number | null> }).versions ?? {};
   const q = (p: number, s = status) => `/runs/${run.id}?page=${p}${s ? `&status=${s}` : ''}`;
   return (
-    <Layout ctx={ctx} title={`${run.name} · ${run.metric_key}`} wide>
-      <Crumbs ctx={ctx} dataset={dataset} tail={run.name} />
-      <h1>{run.name} <span class="badge mono">{run.metric_key}</span>{run.source === 'imported' && <span class="badge">{t('runs.imported')}</span>}</h1>
-      <EvalSetLine ctx={ctx} datasetId={dataset.id} release={evalSetOf(run.selection)} />
-      <p class="sub">
-        {run.model && `${t('runs.model')}: ${run.model}`}{run.embedding_model && ` · ${run.embedding_model}`}
-        {Object.keys(versions).length > 0 && ` · ${t('runs.prompts')}: ${Object.entries(versions).map(([k, v]) => `${k} ${v === null ? t('runs.default_prompt') : `v${v}`}`).join(', ')}`}
-      </p>
-      <RunProgress ctx={ctx} run={run} summary={summary} cost={cost} />
-      <p><a class="btn small" href={`/runs/${run.id}/review`}>{t('review.open')}</a></p>
-      <section aria-labelledby="scores-heading">
-        <div class="page-head">
-          <h2 id="scores-heading">{t('runs.scores')}</h2>
-          <nav class="actions" aria-label={t('runs.filter')}>
-            {['', 'ok', 'error', 'skipped'].map((s) => <a class={s === status ? 'btn small primary' : 'btn small'} href={q(1, s)}>{s ? t(`runs.status_${s}` as 'runs.status_done') : t('audit.all')}</a>)}
-          </nav>
-        </div>
+    <section id="scores" aria-labelledby="scores-heading" hx-get={q(page)} hx-trigger="run-finished" hx-swap="outerHTML">
+      <div class="page-head">
+        <h2 id="scores-heading">{t('runs.scores')}</h2>
+        <nav class="actions" aria-label={t('runs.filter')}>
+          {['', 'ok', 'error', 'skipped'].map((s) => <a class={s === status ? 'btn small primary' : 'btn small'} href={q(1, s)}>{s ? t(`runs.status_${s}` as 'runs.status_done') : t('audit.all')}</a>)}
+        </nav>
+      </div>
+      {scores.length === 0 ? <p class="empty-row">{t('fh.no_scores_yet')}</p> : (
         <table class="table">
           <thead><tr><th scope="col" class="num">#</th><th scope="col">{t('field.question')}</th><th scope="col">{t('field.system')}</th><th scope="col">{t('field.status')}</th><th scope="col" class="num">{t('runs.score')}</th><th scope="col">{t('runs.reason')}</th></tr></thead>
           <tbody>
@@ -158,24 +169,57 @@ export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, 
                 <td class="num sub">{s.response_id}</td>
                 <td><a href={`/runs/${run.id}/scores/${s.response_id}`}>{s.question}</a></td>
                 <td class="sub">{s.system || '—'}</td>
-                <td><span class={`badge score-${s.status}`}>{t(`runs.status_${s.status}` as 'runs.status_done')}</span></td>
+                <td><span class={`badge nowrap score-${s.status}`}>{t(`runs.status_${s.status}` as 'runs.status_done')}</span></td>
                 <td class="num">{fmt(s.value)}</td>
                 <td class="sub">{s.reason ?? ''}</td>
               </tr>
             ))}
           </tbody>
         </table>
-        <nav class="pager" aria-label={t('nav.pagination')}>
-          {page > 1 ? <a class="btn ghost small" href={q(page - 1)}>{t('action.prev')}</a> : <span />}
-          {more ? <a class="btn ghost small" href={q(page + 1)}>{t('action.next')}</a> : <span />}
-        </nav>
-      </section>
+      )}
+      <nav class="pager" aria-label={t('nav.pagination')}>
+        {page > 1 ? <a class="btn ghost small" href={q(page - 1)}>{t('action.prev')}</a> : <span />}
+        {more ? <a class="btn ghost small" href={q(page + 1)}>{t('action.next')}</a> : <span />}
+      </nav>
+    </section>
+  );
+}
+
+export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, status, looks }: ScoresList & {
+  dataset: DatasetRow; summary: RunSummary; cost: number; looks?: HoldoutLookView | null;
+}) {
+  const { t } = ctx;
+  const versions = (JSON.parse(run.prompts) as { versions?: Record<string, number | null> }).versions ?? {};
+  return (
+    <Layout ctx={ctx} title={`${run.name} · ${run.metric_key}`} wide>
+      <Crumbs ctx={ctx} dataset={dataset} tail={run.name} />
+      <h1>{run.name} <span class="badge mono">{run.metric_key}</span>{run.source === 'imported' && <span class="badge">{t('runs.imported')}</span>}
+        {run.archived === 1 && <span class="badge">{t('datasets.archived')}</span>}</h1>
+      <EvalSetLine ctx={ctx} datasetId={dataset.id} release={evalSetOf(run.selection)} />
+      <p class="sub">
+        {run.model && `${t('runs.model')}: ${run.model}`}{run.embedding_model && ` · ${run.embedding_model}`}
+        {Object.keys(versions).length > 0 && ` · ${t('runs.prompts')}: ${Object.entries(versions).map(([k, v]) => `${k} ${v === null ? t('runs.default_prompt') : `v${v}`}`).join(', ')}`}
+      </p>
+      {looks && <HoldoutLookNote ctx={ctx} looks={looks} />}
+      <RunProgress ctx={ctx} run={run} summary={summary} cost={cost} />
+      <div class="actions">
+        <a class="btn small primary" href={`/runs/${run.id}/review`}>{t('review.open')}</a>
+        <a class="btn small" href={`/datasets/${dataset.id}/calibration?run=${run.id}`}>{t('calib.title')}</a>
+        {ctx.user && ctx.user.role !== 'viewer' && (
+          <form method="post" action={`/runs/${run.id}/archive`} class="inline">
+            <Csrf token={ctx.csrfToken} />
+            <input type="hidden" name="archived" value={run.archived === 1 ? '0' : '1'} />
+            <button class="btn small ghost" type="submit">{t(run.archived === 1 ? 'fh.unarchive_run' : 'fh.archive_run')}</button>
+          </form>
+        )}
+      </div>
+      <ScoresSection ctx={ctx} run={run} scores={scores} page={page} more={more} status={status} />
     </Layout>
   );
 }
 
 function Json({ value }: { value: unknown }) {
-  return <pre class="mono trace-json">{JSON.stringify(value, null, 2)}</pre>;
+  return <pre class="mono trace-json" tabIndex={0}>{JSON.stringify(value, null, 2)}</pre>;
 }
 
 export function TracePage({ ctx, dataset, run, score, item }: {
@@ -196,22 +240,22 @@ export function TracePage({ ctx, dataset, run, score, item }: {
             {trace.values && <details><summary>{t('trace.values')}</summary><Json value={trace.values} /></details>}
           </section>
           {trace.steps.map((step, i) => (
-            <section class="card trace-step" aria-label={step.step}>
-              <h2>{i + 1}. {step.step} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
+            <section class="card trace-step" aria-labelledby={`trace-step-${i}`}>
+              <h2 id={`trace-step-${i}`}>{i + 1}. {stepTitle(t, run.metric_key, trace.steps, i)} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
                 {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
               <details><summary>{t('trace.prompt')}</summary>
-                {step.messages.map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono">{m.content}</pre></div>)}
+                {step.messages.map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0}>{m.content}</pre></div>)}
               </details>
               <h3>{t('trace.raw')}</h3>
-              <pre class="mono">{step.raw ?? '—'}</pre>
+              <pre class="mono" tabIndex={0}>{step.raw ?? '—'}</pre>
               <h3>{t('trace.parsed')}</h3>
               <Json value={step.parsed} />
               {step.error && <div class="alert">{step.error}</div>}
             </section>
           ))}
         </div>
-        <aside class="card">
-          <h2>{t('field.question')}</h2><p>{item.question}</p>
+        <aside class="card" aria-labelledby="trace-item">
+          <h2 id="trace-item">{t('field.question')}</h2><p>{item.question}</p>
           <h2>{t('field.ground_truth')}</h2><p>{item.ground_truth || '—'}</p>
           <h2>{t('field.answer')}</h2><p class="answer">{item.answer}</p>
           <h2>{t('field.retrieved_contexts')}</h2>

@@ -8,13 +8,13 @@ import type { Snapshot } from '../../server/samples/service.ts';
 import type { AuditRow } from '../../server/audit/queries.ts';
 import { diffSnapshots, type DiffPart } from '../../server/samples/diff.ts';
 import { can } from '../../server/http/security.ts';
+import { AuditList } from './audit-list.tsx';
 
 export interface SampleFormValues { question: string; ground_truth: string; reference_contexts: string; tags: string; source: string; notes: string; version: number }
 
 export interface HistoryEntry { version: number; snapshot: Snapshot; editor_email: string | null; edited_at: string }
 
 const FIELDS = ['question', 'ground_truth', 'reference_contexts', 'tags', 'source', 'notes', 'status'] as const;
-const FIELD_KEYS = Object.fromEntries(FIELDS.map((f) => [`field.${f}`, true]));
 
 export function formValues(row: SampleRow): SampleFormValues {
   return {
@@ -78,7 +78,7 @@ function SampleForm({ ctx, sample, values, errors, conflict }: { ctx: PageContex
   );
 }
 
-function ReviewPanel({ ctx, sample }: { ctx: PageContext; sample: SampleRow }) {
+function ReviewPanel({ ctx, sample, reopened }: { ctx: PageContext; sample: SampleRow; reopened: { who: string; comment: string; at: string } | null }) {
   const { t } = ctx;
   const canWrite = can(ctx.user?.role, 'expert');
   const isAuthor = ctx.user?.id === sample.author_id;
@@ -94,6 +94,9 @@ function ReviewPanel({ ctx, sample }: { ctx: PageContext; sample: SampleRow }) {
     <section class="card" aria-labelledby="review-heading">
       <h2 id="review-heading">{t('samples.review')}</h2>
       <p><StatusBadge status={sample.status} label={t(`status.${sample.status}`)} /></p>
+      {sample.status === 'draft' && reopened && (
+        <div class="notice" role="note"><p class="sub">{t('fh.reopened_by', { who: reopened.who, at: reopened.at })}</p><p>{reopened.comment}</p></div>
+      )}
       <dl class="kv">
         <dt>{t('field.author')}</dt><dd>{sample.author_email ?? '—'}</dd>
         {sample.approver_email && <><dt>{t('samples.approved_by')}</dt><dd>{sample.approver_email} · {sample.approved_at?.slice(0, 16).replace('T', ' ')}</dd></>}
@@ -105,11 +108,31 @@ function ReviewPanel({ ctx, sample }: { ctx: PageContext; sample: SampleRow }) {
           {sample.status === 'in_review' && (isAuthor
             ? <p class="hint">{t('samples.approve_other')}</p>
             : action('approve', t('samples.approve'), true))}
-          {sample.status !== 'draft' && action('reopen', t('samples.reopen'))}
         </div>
       )}
+      {canWrite && sample.status !== 'draft' && (
+        <form method="post" action={`/samples/${sample.id}/status`} class="reopen-form">
+          <Csrf token={ctx.csrfToken} />
+          <input type="hidden" name="version" value={sample.version} />
+          <input type="hidden" name="action" value="reopen" />
+          <label for="f-reopen-comment">{t('fh.reopen_comment')}</label>
+          <textarea id="f-reopen-comment" name="comment" rows={2} maxLength={2000} placeholder={t('fh.reopen_placeholder')}></textarea>
+          <button type="submit" class="btn small">{t('samples.reopen')}</button>
+        </form>
+      )}
+      {sample.status === 'in_review' && <p><a href={`/datasets/${sample.dataset_id}/inbox`}>{t('fh.inbox_title')}</a></p>}
     </section>
   );
+}
+
+/** The comment of the latest "back to draft", from the sample's audit trail. */
+function lastReopen(audit: AuditRow[]): { who: string; comment: string; at: string } | null {
+  const e = audit.find((x) => x.action === 'reopen');
+  if (!e?.after) return null;
+  try {
+    const comment = (JSON.parse(e.after) as { comment?: unknown }).comment;
+    return typeof comment === 'string' && comment ? { who: e.actor_email ?? '—', comment, at: e.at.slice(0, 16).replace('T', ' ') } : null;
+  } catch { return null; }
 }
 
 function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow; history: HistoryEntry[] }) {
@@ -143,38 +166,6 @@ function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow
   );
 }
 
-export function AuditList({ ctx, events }: { ctx: PageContext; events: AuditRow[] }) {
-  const fieldName = (key: string) => (`field.${key}` in FIELD_KEYS ? ctx.t(`field.${key}` as 'field.question') : key);
-  const { t } = ctx;
-  return (
-    <table class="table audit">
-      <thead><tr><th scope="col">{t('audit.when')}</th><th scope="col">{t('audit.who')}</th><th scope="col">{t('audit.what')}</th><th scope="col">{t('audit.change')}</th></tr></thead>
-      <tbody>
-        {events.map((e) => (
-          <tr key={e.id}>
-            <td class="sub nowrap">{e.at.slice(0, 19).replace('T', ' ')}</td>
-            <td>{e.actor_email ?? t('audit.system')}</td>
-            <td><span class="badge">{e.entity_type}</span> {e.entity_id !== null && e.entity_type === 'sample' ? <a href={`/samples/${e.entity_id}`}>#{e.entity_id}</a> : e.entity_id !== null ? `#${e.entity_id}` : ''} {e.action}</td>
-            <td><AuditChange before={e.before} after={e.after} fieldName={fieldName} /></td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
-
-function AuditChange({ before, after, fieldName }: { before: string | null; after: string | null; fieldName: (key: string) => string }) {
-  const b = before ? (JSON.parse(before) as Record<string, unknown>) : {};
-  const a = after ? (JSON.parse(after) as Record<string, unknown>) : {};
-  // Fields empty on both sides (e.g. notes never written) say nothing about the change.
-  const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((f) => !(isEmpty(b[f]) && isEmpty(a[f])));
-  const changes = diffSnapshots(b, a, fields);
-  if (!changes.length) return <span class="sub">—</span>;
-  return <dl class="kv compact">{changes.map((c) => <><dt>{fieldName(c.field)}</dt><dd><Diff parts={c.parts} /></dd></>)}</dl>;
-}
-
 export function SamplePage({ ctx, dataset, sample, values, history, audit, errors, conflict }: {
   ctx: PageContext; dataset: DatasetRow; sample: SampleRow; values: SampleFormValues; history: HistoryEntry[]; audit: AuditRow[];
   errors?: FieldErrors; conflict?: SampleRow;
@@ -190,7 +181,7 @@ export function SamplePage({ ctx, dataset, sample, values, history, audit, error
           <History ctx={ctx} sample={sample} history={history} />
         </div>
         <aside>
-          <ReviewPanel ctx={ctx} sample={sample} />
+          <ReviewPanel ctx={ctx} sample={sample} reopened={lastReopen(audit)} />
           <section class="card" aria-labelledby="audit-heading">
             <h2 id="audit-heading">{t('audit.title')}</h2>
             <AuditList ctx={ctx} events={audit} />

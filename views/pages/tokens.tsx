@@ -28,7 +28,7 @@ export function TokensPage({ ctx, tokens, created, origin, errors }: { ctx: Page
               <tr class={k.revoked_at ? 'muted' : ''}>
                 <td>{k.name}</td>
                 <td class="mono">gs_{k.prefix}_…</td>
-                <td class="sub">{k.last_used_at?.slice(0, 16).replace('T', ' ') ?? '—'}</td>
+                <td class="sub nowrap">{k.last_used_at?.slice(0, 16).replace('T', ' ') ?? '—'}</td>
                 <td>{k.revoked_at ? <span class="badge">{t('tokens.revoked')}</span> : (
                   <form method="post" action={`/tokens/${k.id}/revoke`} class="inline">
                     <Csrf token={ctx.csrfToken} />

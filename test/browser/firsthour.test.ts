@@ -1,0 +1,280 @@
+// The first hour of a real team, in a real browser, once in English and once in Chinese (issue #11):
+// the admin sets goldset up and loads the example, invites an expert, who writes a question that the
+// admin approves from the review inbox; the expert labels with the keyboard (overlap 2 with the
+// example experts), walks back through their history with B and forward with N; the admin
+// adjudicates a disagreement without a page load, sets up the judge against the fake OpenAI server,
+// runs it (the scores table follows the live progress), opens a trace, the calibration report with
+// its suggested pair and best threshold, the judge audit, the prompt lab, the export, the audit log.
+// Every main page is checked with axe-core (zero violations) in a context that bypasses the CSP
+// (axe is injected as a script, which the app's CSP forbids); screenshots land in screenshots/.
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
+import { translator, type T } from '../../server/i18n/index.ts';
+import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
+
+for (const lang of ['en', 'zh'] as const) {
+  const t: T = translator(lang);
+  const locale = lang === 'zh' ? 'zh-CN' : 'en-US';
+  const ADMIN = { email: `ada-${lang}@example.com`, name: lang === 'zh' ? '管理员阿达' : 'Ada Admin', password: 'correct horse battery' };
+  const EXPERT = { email: `mei-${lang}@example.com`, name: lang === 'zh' ? '陈美' : 'Mei Chen', password: 'another long password' };
+  const example = lang === 'zh' ? '新人入职答疑（示例）' : 'HR onboarding (example)';
+
+  describe(`the first hour, ${lang}`, () => {
+    let app: TestApp;
+    let fake: FakeOpenAI;
+    let browser: Browser;
+    let adminContext: BrowserContext;
+    let axeContext: BrowserContext;
+    let admin: Page;
+    let expert: Page;
+    let axePage: Page;
+    let datasetId = 0;
+    const errors: string[] = [];
+    const violations: string[] = [];
+    const shot = (page: Page, name: string) => screenshot(page, `firsthour-${lang}-${name}`);
+    const live = (page: Page, name: string) => screenshotLive(page, `firsthour-${lang}-${name}`);
+
+    function watch(page: Page): void {
+      page.on('pageerror', (e) => errors.push(`pageerror on ${page.url()}: ${e.message}`));
+      page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()}`); });
+    }
+
+    /** Opens the page in the axe context (the admin's session, CSP bypassed) and records every violation. */
+    async function axe(path: string): Promise<void> {
+      await axePage.goto(app.url + path);
+      await axePage.addScriptTag({ path: AXE });
+      const found = await axePage.evaluate(async () => {
+        const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
+        return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
+      });
+      for (const v of found) violations.push(`${path}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    }
+
+    beforeAll(async () => {
+      fake = await startFakeOpenAI();
+      app = await startTestApp();
+      browser = await launchBrowser();
+      adminContext = await newContext(browser, { locale, width: 1440, height: 900 });
+      admin = await adminContext.newPage();
+      watch(admin);
+    });
+
+    stopAtFirstFailure(`firsthour-${lang}`, () => [admin, ...(expert ? [expert] : [])], () => app.logs);
+
+    afterAll(async () => {
+      await browser?.close();
+      await app?.close();
+      await fake?.close();
+    });
+
+    it('sets goldset up and loads the example, which says what waits for whom', async () => {
+      await admin.goto(app.url + '/');
+      await admin.waitForURL('**/setup');
+      await admin.getByLabel(t('field.email')).fill(ADMIN.email);
+      await admin.getByLabel(t('field.name')).fill(ADMIN.name);
+      await admin.getByLabel(t('field.password')).fill(ADMIN.password);
+      await admin.getByRole('button', { name: t('setup.submit') }).click();
+      await admin.waitForURL('**/datasets');
+      await admin.getByRole('button', { name: t('datasets.load_example') }).click();
+      await admin.waitForURL(/\/datasets\/\d+$/);
+      await admin.goto(app.url + '/datasets');
+      await admin.getByRole('link', { name: example }).click();
+      datasetId = Number(new URL(admin.url()).pathname.split('/').pop());
+      await admin.getByRole('heading', { level: 2, name: t('fh.waiting_title') }).waitFor();
+      await admin.getByText(t('fh.wait_disagreements')).waitFor();
+      await shot(admin, '01-dataset');
+      // The axe context shares the admin's session: its cookies, a page whose CSP is not enforced.
+      axeContext = await browser.newContext({ locale, bypassCSP: true, viewport: { width: 1440, height: 900 } });
+      await axeContext.addCookies(await adminContext.cookies());
+      axePage = await axeContext.newPage();
+      await axe('/datasets');
+      await axe(`/datasets/${datasetId}`);
+      await axe(`/datasets/${datasetId}/criteria`);
+      await axe(`/datasets/${datasetId}/agreement`);
+    });
+
+    it('invites an expert, who writes a question that the admin approves from the review inbox', async () => {
+      await admin.goto(app.url + '/admin/users');
+      const invite = admin.getByRole('region', { name: t('users.invite') });
+      await invite.getByLabel(t('field.email')).fill(EXPERT.email);
+      await invite.getByLabel(t('field.name')).fill(EXPERT.name);
+      await invite.getByRole('button', { name: t('users.invite_submit') }).click();
+      const link = await admin.getByLabel(t('users.invite_link')).inputValue();
+      await axe('/admin/users');
+      const expertContext = await newContext(browser, { locale, width: 1440, height: 900 });
+      expert = await expertContext.newPage();
+      watch(expert);
+      await expert.goto(link);
+      await expert.getByLabel(t('field.password')).fill(EXPERT.password);
+      await expert.getByRole('button', { name: t('invite.submit') }).click();
+      await expert.waitForURL('**/datasets');
+      await expert.goto(`${app.url}/datasets/${datasetId}`);
+      await expert.getByRole('textbox', { name: t('field.question'), exact: true }).fill(lang === 'zh' ? '新员工可以申请哪些补贴？' : 'Which allowances can a new employee claim?');
+      await expert.getByRole('textbox', { name: t('field.ground_truth'), exact: true }).fill(lang === 'zh' ? '交通补贴和餐补，入职满一个月后在 OA 申请。' : 'Transport and meal allowances, claimed in the OA system after the first month.');
+      await expert.keyboard.press('Control+Enter');
+      await expert.getByRole('status').filter({ hasText: t('samples.added', { id: 41 }).split('#')[0]! }).first().waitFor();
+      const sampleId = app.ctx.db.prepare('SELECT max(id) FROM sample WHERE dataset_id = ?').pluck().get(datasetId) as number;
+      await expert.goto(`${app.url}/samples/${sampleId}`);
+      await expert.getByRole('button', { name: t('samples.submit_review') }).click();
+      await expert.getByRole('status').filter({ hasText: t('flash.submit') }).waitFor();
+
+      await admin.goto(`${app.url}/datasets/${datasetId}/inbox`);
+      await admin.getByRole('heading', { level: 1, name: t('fh.inbox_title') }).waitFor();
+      await shot(admin, '02-inbox');
+      await axe(`/datasets/${datasetId}/inbox`);
+      await admin.getByRole('row').filter({ hasText: lang === 'zh' ? '新员工可以申请哪些补贴？' : 'Which allowances' }).getByRole('button', { name: t('samples.approve') }).click();
+      await admin.getByRole('status').filter({ hasText: t('flash.approve') }).waitFor();
+      expect(app.ctx.samples.get(sampleId)!.status).toBe('approved');
+    });
+
+    it('the expert labels with the keyboard, then walks the history back with B and forward with N', async () => {
+      await expert.goto(`${app.url}/datasets/${datasetId}/label`);
+      await expert.getByRole('button', { name: new RegExp(t('label.start')) }).click();
+      await expert.locator('#workspace fieldset.criterion.current').waitFor();
+      const first = Number(await expert.locator('#workspace').getAttribute('data-response'));
+      await live(expert, '03-workspace');
+      await axe(`/responses/${first}/label`);
+      // 1 = the first option of "correct", Shift+1 = context 1 relevant, Enter = submit and next.
+      await expert.keyboard.press('1');
+      await expert.keyboard.press('Shift+Digit1');
+      await expert.keyboard.press('Enter');
+      await expert.waitForFunction((id) => document.querySelector('#workspace')?.getAttribute('data-response') !== String(id), first);
+      const second = Number(await expert.locator('#workspace').getAttribute('data-response'));
+      await expert.keyboard.press('2');
+      await expert.keyboard.press('Enter');
+      await expert.waitForFunction((id) => document.querySelector('#workspace')?.getAttribute('data-response') !== String(id), second);
+      await expert.keyboard.press('b');
+      await expert.locator(`#workspace[data-response="${second}"]`).waitFor();
+      await expert.keyboard.press('b');
+      await expert.locator(`#workspace[data-response="${first}"]`).waitFor();
+      await expert.waitForURL(`**/responses/${first}/label`);
+      expect(await expert.locator('#workspace input[type=radio][value="1"]').first().isChecked()).toBe(true);
+      await expert.keyboard.press('n');
+      await expert.locator(`#workspace[data-response="${second}"]`).waitFor();
+      const mine = app.ctx.users.queries.byEmail(EXPERT.email)!.id;
+      expect(app.ctx.labels.mine(first, mine)!.annotation.state).toBe('submitted');
+      expect(app.ctx.labels.mine(second, mine)!.annotation.state).toBe('submitted');
+      await expert.goto(`${app.url}/datasets/${datasetId}/label/history`);
+      await expert.getByRole('heading', { level: 1, name: t('fh.history_title') }).waitFor();
+      await shot(expert, '04-history');
+      // Chinese layouts at 1024 px as well as 1440.
+      if (lang === 'zh') {
+        await expert.setViewportSize({ width: 1024, height: 800 });
+        await expert.goto(`${app.url}/responses/${first}/label`);
+        await expert.locator('#workspace fieldset.criterion').first().waitFor();
+        await shot(expert, '04b-workspace-1024');
+        await expert.setViewportSize({ width: 1440, height: 900 });
+      }
+    });
+
+    it('the admin adjudicates an expert disagreement without a page load, and goes on to the next one', async () => {
+      await admin.goto(`${app.url}/datasets/${datasetId}/disagreements`);
+      await admin.getByRole('heading', { level: 1, name: t('disagree.title') }).waitFor();
+      await axe(`/datasets/${datasetId}/disagreements`);
+      await admin.locator('main table a').first().click();
+      await admin.waitForURL(/\/responses\/\d+/);
+      const row = admin.locator('tr.disagree').first();
+      const rowId = await row.getAttribute('id');
+      await row.getByLabel(t('response.gold')).selectOption({ index: 1 });
+      await row.getByLabel(t('field.reason')).fill(lang === 'zh' ? '上下文写明了审批层级。' : 'The context states the approval levels.');
+      const url = admin.url();
+      await row.getByRole('button', { name: t('response.set_gold') }).click();
+      await admin.locator(`tr[id="${rowId}"]`).getByText(t('flash.adjudicated')).waitFor();
+      expect(admin.url()).toBe(url);
+      await shot(admin, '05-adjudicated');
+      await axe(new URL(url).pathname);
+      await admin.getByRole('link', { name: t('fh.next_disagreement') }).click();
+      await admin.waitForURL((u) => u.href !== url);
+    });
+
+    it('sets up the judge against the fake server (chat and embeddings tested), runs it, and the scores table follows the live progress', async () => {
+      await admin.goto(app.url + '/settings/judge');
+      await admin.getByLabel(t('judge.base_url')).fill(fake.baseURL);
+      await admin.getByLabel(t('judge.api_key')).fill('sk-test');
+      await admin.getByLabel(t('judge.chat_model')).fill('fake-chat');
+      await admin.getByLabel(t('judge.embedding_model')).fill('fake-embed');
+      await admin.getByRole('button', { name: t('judge.test') }).click();
+      await admin.locator('#connection-result').getByText(t('fh.conn_embeddings')).waitFor();
+      await live(admin, '06-judge-settings');
+      await admin.getByRole('button', { name: t('action.save') }).click();
+      await admin.getByRole('status').filter({ hasText: t('flash.saved') }).waitFor();
+      await axe('/settings/judge');
+
+      await admin.goto(`${app.url}/datasets/${datasetId}/runs`);
+      await admin.getByText(t('fh.plan_title')).waitFor();
+      await shot(admin, '07-runs');
+      await axe(`/datasets/${datasetId}/runs`);
+      fake.setLatency(60);
+      await admin.getByLabel(t('runs.metric'), { exact: true }).selectOption('faithfulness');
+      await admin.getByRole('button', { name: t('runs.start') }).click();
+      await admin.waitForURL(/\/runs\/\d+$/);
+      const runId = Number(new URL(admin.url()).pathname.split('/').pop());
+      // No reload: the table appears when the live progress reports Done.
+      await admin.locator('#run-progress').getByText(t('runs.status_done')).waitFor({ timeout: 30_000 });
+      await admin.locator('#scores tbody tr').first().waitFor({ timeout: 10_000 });
+      expect(await admin.locator('#scores tbody tr').count()).toBeGreaterThan(10);
+      await live(admin, '08-run-done');
+      await axe(`/runs/${runId}`);
+      await admin.locator('#scores tbody a').first().click();
+      await admin.waitForURL(/\/scores\/\d+$/);
+      await shot(admin, '09-trace');
+      await axe(new URL(admin.url()).pathname);
+    });
+
+    it('opens the calibration report at a pair that fits, moves to the best threshold, and audits the judge', async () => {
+      await admin.goto(`${app.url}/datasets/${datasetId}/calibration`);
+      await admin.locator('#report').waitFor();
+      const runName = await admin.locator('#f-run option:checked').textContent();
+      expect(runName).not.toContain('context_precision');
+      await shot(admin, '10-calibration');
+      await axe(new URL(admin.url()).pathname);
+      const best = admin.getByRole('link', { name: new RegExp(t('fh.use_best_threshold', { t: '' }).replace(/[()（）]/g, '').trim()) });
+      if (await best.count()) {
+        await best.click();
+        await admin.locator('#report').waitFor();
+      }
+      if (lang === 'zh') {
+        await admin.setViewportSize({ width: 1024, height: 800 });
+        await shot(admin, '10b-calibration-1024');
+        await admin.setViewportSize({ width: 1440, height: 900 });
+      }
+      await admin.getByRole('link', { name: t('calib.review') }).click();
+      await admin.waitForURL(/\/runs\/\d+\/review/);
+      await shot(admin, '11-judge-audit');
+      await axe(new URL(admin.url()).pathname + new URL(admin.url()).search);
+      await admin.locator('main table tbody a').first().click();
+      await admin.waitForURL(/\/review\/\d+/);
+      await shot(admin, '12-judge-audit-item');
+      await axe(new URL(admin.url()).pathname + new URL(admin.url()).search);
+    });
+
+    it('shows the prompt lab, the export and the audit log in words', async () => {
+      await admin.goto(`${app.url}/datasets/${datasetId}/prompt-lab`);
+      await admin.getByRole('heading', { level: 1, name: t('lab.title') }).waitFor();
+      await shot(admin, '13-prompt-lab');
+      await axe(`/datasets/${datasetId}/prompt-lab`);
+      await admin.goto(`${app.url}/datasets/${datasetId}/export`);
+      await shot(admin, '14-export');
+      await axe(`/datasets/${datasetId}/export`);
+      const download = admin.waitForEvent('download');
+      await admin.getByRole('button', { name: t('export.submit') }).click();
+      expect((await download).suggestedFilename()).toMatch(/\.jsonl$/);
+      await admin.goto(`${app.url}/audit`);
+      await admin.getByText(t('audit.act.judge_setting.update')).first().waitFor();
+      await shot(admin, '15-audit');
+      await axe('/audit');
+    });
+
+    it('found zero accessibility violations on every page, and no script errors or CSP refusals', () => {
+      expect(violations).toEqual([]);
+      expect(errors).toEqual([]);
+    });
+  });
+}
