@@ -10,7 +10,12 @@ import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
 import { SHEET_EXPERT, seedSheetDataset } from '../labelsheet/seed.ts';
 import { fillSheet, readSheet, records } from '../labelsheet/sheet-helpers.ts';
+import { createRequire } from 'node:module';
+import { SHEET_ADMIN } from '../labelsheet/seed.ts';
 import { launchBrowser, newContext, screenshot, stopAtFirstFailure } from './browser.ts';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
 
 const CHINESE_EXPERT = { email: 'wang.fang@example.com', name: '王芳', password: 'yet another long password' };
 
@@ -88,6 +93,54 @@ describe('offline labelling sheet', () => {
       await screenshot(page, `labelling-sheet-labels-${lang}`);
       expect(errors).toEqual([]);
       fs.rmSync(file, { force: true });
+    });
+  }
+
+  for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']] as const) {
+    const t = translator(lang);
+    it(`releases the approved samples from the releases page and compares with now; no axe violations on these pages (${lang})`, async () => {
+      if (lang === 'en') app.ctx.db.prepare("UPDATE sample SET status = 'approved' WHERE dataset_id = ?").run(ids.datasetId);
+      // axe is injected as a script, which the app's CSP forbids: this context bypasses the CSP.
+      const context = await browser.newContext({ locale, bypassCSP: true, viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      pages.push(page);
+      await page.goto(`${app.url}/login`);
+      await page.getByLabel(t('field.email')).fill(SHEET_ADMIN.email);
+      await page.getByLabel(t('field.password')).fill(SHEET_ADMIN.password);
+      await page.getByRole('button', { name: t('login.submit') }).click();
+      await page.waitForURL('**/datasets');
+      const violations: string[] = [];
+      const axe = async () => {
+        await page.addScriptTag({ path: AXE });
+        const found = await page.evaluate(async () => {
+          const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
+          return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
+        });
+        for (const v of found) violations.push(`${page.url()}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+      };
+      await page.goto(`${app.url}/datasets/${ids.datasetId}/releases`);
+      await page.getByLabel(t('release.tag')).fill(`2026-12-hr-${lang}`);
+      await page.getByLabel(t('release.note')).fill(lang === 'en' ? 'First curated set for CI' : '第一版，供 CI 使用');
+      await axe();
+      await page.getByRole('button', { name: t('release.create', { n: 3 }) }).click();
+      await page.waitForURL(`**/releases/2026-12-hr-${lang}`);
+      const release = app.ctx.releases.byTag(ids.datasetId, `2026-12-hr-${lang}`)!;
+      expect(await page.locator('#release-hash').textContent()).toBe(release.hash);
+      await screenshot(page, `release-page-${lang}`);
+      await axe();
+      await page.goto(`${app.url}/datasets/${ids.datasetId}/releases`);
+      await screenshot(page, `releases-${lang}`);
+      await page.goto(`${app.url}/datasets/${ids.datasetId}/releases/2026-12-hr-${lang}`);
+      await page.getByRole('button', { name: t('release.compare_submit') }).click();
+      await page.locator('#diff-summary').waitFor();
+      expect(await page.locator('#diff-summary').textContent()).toContain(t('diff.summary', { added: 0, removed: 0, changed: 0, unchanged: 3 }));
+      await axe();
+      for (const path of [`/datasets/${ids.datasetId}/labelling-sheet`, `/datasets/${ids.datasetId}/import`, `/datasets/${ids.datasetId}/export`]) {
+        await page.goto(app.url + path);
+        await axe();
+      }
+      expect(violations).toEqual([]);
+      await context.close();
     });
   }
 });
