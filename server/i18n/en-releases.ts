@@ -103,4 +103,10 @@ export const enReleases = {
   'sheet.err_submitted': 'Row {row}: this item is submitted already; upload with "Submit them" to change a submitted label.',
   'sheet.err_rationale': 'Row {row}: the rationale is longer than {max} characters.',
 
+  'audit.entity.release': 'release',
+  'audit.entity.labelling_sheet': 'labelling sheet',
+  'audit.act.release.create': 'released {thing}',
+  'audit.act.release.delete': 'deleted {thing}',
+  'audit.act.labelling_sheet.upload': 'uploaded a labelling sheet',
+
 } as const;

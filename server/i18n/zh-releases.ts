@@ -105,4 +105,10 @@ export const zhReleases: Record<keyof typeof enReleases, string> = {
   'sheet.err_submitted': '第 {row} 行：该条目已经提交；如需修改已提交的标注，请选择“直接提交”后上传。',
   'sheet.err_rationale': '第 {row} 行：理由超过 {max} 个字符。',
 
+  'audit.entity.release': '版本',
+  'audit.entity.labelling_sheet': '标注表',
+  'audit.act.release.create': '发布了 {thing}',
+  'audit.act.release.delete': '删除了 {thing}',
+  'audit.act.labelling_sheet.upload': '上传了一份标注表',
+
 };
