@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BENCHES = ['import', 'label', 'judge', 'calibration', 'contexts', 'estimate', 'pages'];
+const BENCHES = ['import', 'label', 'judge', 'calibration', 'contexts', 'estimate', 'pages', 'xlsx'];
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);

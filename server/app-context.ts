@@ -22,6 +22,7 @@ import { contextCalibrationService } from './calibration/context-service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
 import { accessFacts } from './access/facts.ts';
+import { releaseService } from './releases/service.ts';
 import { waitingQueries } from './datasets/waiting.ts';
 import { holdoutLookQueries } from './calibration/holdout-looks.ts';
 import { estimateService } from './estimate/service.ts';
@@ -38,6 +39,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const metricSettings = metricSettingsStore(db, audit);
   const searchIndex = searchIndexer(db, log);
   const derived = derivedCache(db);
+  const releases = releaseService(db, audit);
   return {
     db, config, log, audit, derived,
     access: accessFacts(db),
@@ -54,9 +56,10 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     prompts,
     registry,
     metricSettings,
-    runner: runManager(db, log, audit, { settings, prompts, registry, metricSettings }),
+    runner: runManager(db, log, audit, { settings, prompts, registry, metricSettings, releases }),
     calibration: calibrationService(db, audit, derived),
     contextCalibration: contextCalibrationService(db, derived),
+    releases,
     waiting: waitingQueries(db),
     holdoutLooks: holdoutLookQueries(db),
     estimates: estimateService(db, audit, derived),

@@ -41,6 +41,8 @@ import { jsonTooDeep, LIMITS } from './limits.ts';
 class TooDeepError extends Error {
   readonly status = 422;
 }
+import { releaseRoutes } from './releases/routes.ts';
+import { labellingSheetRoutes } from './labelsheet/routes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -152,6 +154,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   // Before reviewRoutes: its /runs/:id/review/:rid would take /runs/:id/review/contexts.
   app.use(contextReviewRoutes(ctx));
   app.use(reviewRoutes(ctx));
+  app.use(releaseRoutes(ctx));
+  app.use(labellingSheetRoutes(ctx));
 
   app.use((req: Request, res: Response) => sendError(req, res, 404, req.t('err.not_found')));
 

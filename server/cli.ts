@@ -7,7 +7,10 @@ import { migrate, MigrationError } from './db/migrate.ts';
 import { createLogger } from './log.ts';
 import { createAppContext, type AppContext } from './app-context.ts';
 import { detectFormat, type ImportFormat } from './io/read.ts';
-import { EXPORT_FORMATS, writeExport, type ExportFormat } from './importexport/export.ts';
+import { EXPORT_FORMATS, datasetRecords, writeExport, writeRecordsXlsx, type ExportFormat } from './importexport/export.ts';
+import { XlsxLimitError } from './xlsx/write.ts';
+import { ReleaseUsageError, cmdRelease, exportRelease } from './releases/cli.ts';
+import { SheetUsageError, cmdLabellingSheet, importLabellingSheet } from './labelsheet/cli.ts';
 import { ExportRunError, scoreColumnsOf } from './importexport/export-scores.ts';
 import { loadExampleData } from './datasets/example.ts';
 import { AgreementUsageError, cmdAgreement } from './agreement/cli.ts';
@@ -26,28 +29,39 @@ import { translator } from './i18n/index.ts';
 const USAGE = `usage: npm run goldset -- <command> [options]
 
 commands:
-  import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|goldset]
+  import FILE --dataset NAME [--language zh|en] [--format csv|jsonl|json|xlsx|goldset] [--sheet NAME]
          [--annotator EMAIL] [--criterion-type NAME=binary|categorical|ordinal|numeric|context-binary ...] [--run NAME] [--score-column NAME ...]
         import samples, responses and expert labels (human.<criterion> columns, by --annotator)
-        from a Ragas-style file into a dataset, creating it if needed; with --run, every Ragas metric column (and each
-        --score-column) becomes an imported run; rows without a system match the response with their question, answer and contexts
-  export --dataset NAME --format ragas-jsonl|ragas-csv|spreadsheet-csv|goldset-jsonl --out FILE [--status approved|all] [--responses] [--run NAME ...] [--utf8]
-        ragas-*: samples, or with --responses one record per response with gold labels (human.<criterion>), and with
-        --run (repeatable) each run's scores in the column Ragas names the metric; ragas-jsonl escapes non-ASCII (\\uXXXX)
+        from a Ragas-style file (or a workbook's first or named sheet) into a dataset, creating it if needed; with --run, every
+        Ragas metric column (and each --score-column) becomes an imported run; rows without a system match the response with
+        their question, answer and contexts
+  import FILE.xlsx --dataset NAME --annotator EMAIL [--submit]
+        a labelling sheet goldset made: its labels as that expert's drafts (or submitted, with --submit), all or nothing
+  export --dataset NAME --format ragas-jsonl|ragas-csv|spreadsheet-csv|goldset-jsonl|xlsx --out FILE [--status approved|all] [--responses]
+         [--run NAME ...] [--utf8] [--release TAG]
+        ragas-*, spreadsheet-csv and xlsx: samples, or with --responses one record per response with gold labels (human.<criterion>),
+        and with --run (repeatable) each run's scores in the column Ragas names the metric; ragas-jsonl escapes non-ASCII (\\uXXXX)
         unless --utf8; spreadsheet-csv: ragas-csv safe to open in Excel/LibreOffice (formula-like cells neutralised);
-        goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore
+        goldset-jsonl: everything (samples, responses, criteria, labels, adjudications) for restore;
+        --release TAG: that release's content instead of the dataset as it is now
+  labelling-sheet --dataset NAME --annotator EMAIL --out FILE.xlsx [--limit N] [--language en|zh]
+        the expert's labelling queue as a spreadsheet to label offline
+  release --dataset NAME --tag TAG [--responses] [--note TEXT]
+        freeze the dataset's approved samples (with --responses: their responses and gold labels) as a release
   user add EMAIL --role admin|expert|viewer --password-stdin [--name NAME]
   backup FILE                      online backup of the database to FILE
-  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any]
-        score responses with a metric; the same --run name resumes an unfinished run; --noncommittal: answer_relevancy's rule
-        for this run (all: Ragas 0.4, the default; any: Ragas ≤0.3), over the dataset's setting
+  score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any] [--release TAG]
+        score responses with a metric (with --release: that release's items, as released); the same --run name resumes an
+        unfinished run; --noncommittal: answer_relevancy's rule for this run (all: Ragas 0.4, the default; any: Ragas ≤0.3),
+        over the dataset's setting
   report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out]
         the judge's scores against the experts' gold labels; recorded as the metric's latest calibration
-  gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-true CRITERION=VALUE ...] [--min-agreement 0.6]
+  gate --dataset NAME --run NAME --min METRIC=VALUE ... [--min-true CRITERION=VALUE ...] [--min-agreement 0.6] [--release TAG]
         for CI: non-zero when a mean is below its minimum, or when the metric has no calibration of this run's judge (same
-        judge model, embedding model, prompt versions and settings) at least as strong as the agreement minimum.
-        METRIC=VALUE splits on the last '=': --min "factual_correctness(mode=f1)=0.3"
-        --min-true: when the corrected (true-score) interval's lower bound is below VALUE, refused without a complete sample
+        judge model, embedding model, prompt versions and settings) at least as strong as the agreement minimum;
+        METRIC=VALUE splits on the last '=': --min "factual_correctness(mode=f1)=0.3";
+        --min-true: when the corrected (true-score) interval's lower bound is below VALUE, refused without a complete sample;
+        --release: also when the run does not cover that release
   sample --dataset NAME [--system S] --size K [--seed N] [--extend SAMPLE_ID]
         draw (or extend) an estimation sample: K responses uniformly at random, first in every labeller's queue
   estimate --dataset NAME --criterion C --run R [--metric ID] [--system S] [--threshold T] [--half-width H]
@@ -93,16 +107,18 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
       { ok: true, restored: true, dataset: ctx.datasets.get(datasetId)!.name, dataset_id: datasetId, ...counts });
     return 0;
   }
+  const sheet = await importLabellingSheet(ctx, file, o, out);
+  if (sheet !== null) return sheet;
   const name = need(o.dataset as string | undefined, '--dataset NAME');
   const language = (o.language as string | undefined) ?? 'en';
   if (language !== 'zh' && language !== 'en') throw new UsageError('--language must be zh or en');
   const format = (o.format as ImportFormat | undefined) ?? detectFormat(file);
-  if (!format || !['csv', 'jsonl', 'json'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json');
+  if (!format || !['csv', 'jsonl', 'json', 'xlsx'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json|xlsx');
   const { dataset, created } = ctx.datasets.ensure(null, name, language);
   const annotatorId = o.annotator ? annotatorFor(ctx, String(o.annotator)) : undefined;
   const scoreColumns = ([o['score-column'] ?? []].flat() as string[]).map((c) => c.trim()).filter((c) => c !== '');
   const result = await ctx.imports.importFile(null, dataset.id, file, {
-    format, filename: file, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined, scoreColumns,
+    format, filename: file, sheet: o.sheet as string | undefined, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined, scoreColumns,
   });
   if (!result.ok) {
     if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
@@ -166,7 +182,7 @@ function criterionTypes(values: unknown): Record<string, DeclaredType> {
   return out;
 }
 
-function cmdExport(ctx: AppContext, o: Opts, out: Out): number {
+async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
   const name = need(o.dataset as string | undefined, '--dataset NAME');
   const format = need(o.format as string | undefined, '--format') as ExportFormat;
   if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
@@ -175,25 +191,42 @@ function cmdExport(ctx: AppContext, o: Opts, out: Out): number {
   if (status !== 'approved' && status !== 'all') throw new UsageError('--status must be approved or all');
   const dataset = ctx.datasets.byName(name);
   if (!dataset) throw new UsageError(`no dataset named "${name}"`);
+  const what = format === 'goldset-jsonl' ? 'records' : o.responses ? 'responses' : 'samples';
   const runNames = [o.run ?? []].flat() as string[];
   if (runNames.length && !o.responses) throw new UsageError('--run adds score columns to --responses exports: add --responses');
+  if (typeof o.release === 'string') {
+    if (runNames.length) throw new UsageError('--run adds score columns to exports of the dataset as it is now, not of a release');
+    const n = await exportRelease(ctx, dataset.id, o.release, format, Boolean(o.responses), file);
+    out.print(`wrote ${n} ${what} of release ${o.release} to ${file}`, { ok: true, dataset: dataset.name, release: o.release, [what]: n, file, format });
+    return 0;
+  }
   let scoreColumns;
   try { scoreColumns = scoreColumnsOf({ runs: ctx.runner.queries, registry: ctx.registry }, dataset.id, runNames); } catch (err) {
     if (err instanceof ExportRunError) throw new UsageError(err.message);
     throw err;
   }
+  const src = { db: ctx.db, samples: ctx.samples.queries, criteria: ctx.criteria.forDataset(dataset.id) };
+  const opts = { datasetId: dataset.id, status, responses: Boolean(o.responses), scoreColumns, utf8: Boolean(o.utf8) } as const;
   const tmp = `${file}.partial`;
-  const fd = fs.openSync(tmp, 'w');
   let n: number;
-  try {
-    n = writeExport({ db: ctx.db, samples: ctx.samples.queries, criteria: ctx.criteria.forDataset(dataset.id) },
-      { datasetId: dataset.id, status, responses: Boolean(o.responses), scoreColumns, utf8: Boolean(o.utf8) }, format, (chunk) => fs.writeSync(fd, chunk));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+  if (format === 'xlsx') {
+    try {
+      n = await writeRecordsXlsx(datasetRecords(src, opts), fs.createWriteStream(tmp), { mtime: new Date(), sheet: dataset.name });
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      if (err instanceof XlsxLimitError) throw new UsageError(`${err.message}: export this dataset as ragas-jsonl or ragas-csv instead`);
+      throw err;
+    }
+  } else {
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      n = writeExport(src, opts, format, (chunk) => fs.writeSync(fd, chunk));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   fs.renameSync(tmp, file);
-  const what = format === 'goldset-jsonl' ? 'records' : o.responses ? 'responses' : 'samples';
   out.print(`wrote ${n} ${what} to ${file}`, { ok: true, dataset: dataset.name, [what]: n, file, format, status });
   return 0;
 }
@@ -239,6 +272,7 @@ async function main(argv: string[]): Promise<number> {
       'min-true': { type: 'string', multiple: true }, size: { type: 'string' }, seed: { type: 'string' }, extend: { type: 'string' }, 'half-width': { type: 'string' },
       responses: { type: 'boolean' }, 'criterion-type': { type: 'string', multiple: true },
       version: { type: 'string' }, noncommittal: { type: 'string' }, 'score-column': { type: 'string', multiple: true }, utf8: { type: 'boolean' },
+      tag: { type: 'string' }, note: { type: 'string' }, release: { type: 'string' }, sheet: { type: 'string' }, submit: { type: 'boolean' }, limit: { type: 'string' },
       json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -255,7 +289,9 @@ async function main(argv: string[]): Promise<number> {
     const out = output(Boolean(o.json));
     switch (command) {
       case 'import': return await cmdImport(ctx, rest, o, out);
-      case 'export': return cmdExport(ctx, o, out);
+      case 'export': return await cmdExport(ctx, o, out);
+      case 'release': return await cmdRelease(ctx, o, out);
+      case 'labelling-sheet': return await cmdLabellingSheet(ctx, o, out);
       case 'user': return await cmdUser(ctx, rest, o, out);
       case 'backup': return await cmdBackup(db, rest, out);
       case 'agreement': return await cmdAgreement(ctx, o, out);
@@ -279,7 +315,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   const json = process.argv.includes('--json');
-  const known = err instanceof UsageError || err instanceof ArchivedError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof EstimateUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof UsageError || err instanceof ArchivedError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof EstimateUsageError || err instanceof ReleaseUsageError || err instanceof SheetUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ ok: false, error: message }));
   else console.error(`goldset: ${message}`);

@@ -9,6 +9,7 @@ import { can } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { TokenService } from './tokens.ts';
 import { LIMITS } from '../limits.ts';
+import { releaseApiRoutes } from '../releases/api-routes.ts';
 
 function apiError(res: Response, status: number, error: string, message: string, extra: Record<string, unknown> = {}): void {
   res.status(status).json({ error, message, ...extra });
@@ -70,6 +71,8 @@ export function apiRoutes(app: AppContext, tokens: TokenService): Router {
       await fs.rm(file, { force: true });
     }
   });
+
+  r.use(releaseApiRoutes(app, apiError));
 
   r.use('/api', (_req, res) => apiError(res, 404, 'not_found', 'No such API endpoint.'));
   return r;

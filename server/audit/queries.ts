@@ -2,7 +2,7 @@
 import type { DB } from '../db/connection.ts';
 
 export const AUDIT_TYPES = ['sample', 'dataset', 'user', 'import', 'api_token', 'response', 'criterion', 'label', 'adjudication',
-  'judge_setting', 'prompt', 'metric', 'run'] as const;
+  'judge_setting', 'prompt', 'metric', 'run', 'release', 'labelling_sheet'] as const;
 export type EntityType = (typeof AUDIT_TYPES)[number];
 
 export interface AuditInput {

@@ -6,6 +6,8 @@ import { isContextPrecisionMetric } from './context-service.ts';
 import { PARTS, strengthOf, type Part } from './service.ts';
 import { keepEstimate, minTrueChecks } from '../estimate/cli.ts';
 import { describeChange, identityOfRun } from './judge-identity.ts';
+import { describeEvalSet, evalSetOf } from '../releases/service.ts';
+import { coverageProblem } from '../releases/runs.ts';
 
 export class CalibrationUsageError extends Error {}
 
@@ -50,11 +52,14 @@ export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out
   const calibrationId = ctx.calibration.record(null, input, report, ids);
   // The true score is an answer-level figure: a per-context calibration keeps none.
   if (criterion.target !== 'context') keepEstimate(ctx, calibrationId, { criterion, run, threshold: threshold ?? 0.5 });
-  const data = reportJson(report);
+  const evalSet = evalSetOf(run.selection);
+  // Which eval set the figures are about: the release the run was limited to, or null (the working copy).
+  const data = { ...reportJson(report), release: evalSet && { tag: evalSet.tag, hash: evalSet.hash } };
   const unit = isContextReport(report) ? ` contexts of ${report.responses} responses (intervals: bootstrap over responses)` : '';
   const lines = [`${criterion.name} vs ${run.metric_key} (run "${run.name}", ${part}): n = ${report.n}${unit}${report.meaningful ? '' : ' — fewer than 20 items: not yet meaningful'}`,
+    `eval set: ${describeEvalSet(evalSet)}`,
     `excluded: ${Object.entries(report.excluded).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    ...Object.entries(data).filter(([k]) => !['n', 'excluded', 'ci95', ...CONTEXT_KEYS].includes(k)).map(([k, v]) => `  ${k.padEnd(20)} ${fmt(v)}${report.ci95[k] ? `  [${report.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : ''}`),
+    ...Object.entries(data).filter(([k]) => !['n', 'excluded', 'ci95', 'release', ...CONTEXT_KEYS].includes(k)).map(([k, v]) => `  ${k.padEnd(20)} ${fmt(v)}${report.ci95[k] ? `  [${report.ci95[k]!.map((x) => x.toFixed(3)).join(', ')}]` : ''}`),
     ...(isContextReport(report) ? contextLines(report) : [])];
   out.print(lines.join('\n'), data);
   return 0;
@@ -77,10 +82,12 @@ function contextLines(report: ContextReport): string[] {
 /** Non-zero when a metric's mean is below its minimum or its calibration is too weak (or missing) to trust. */
 export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
   if (typeof o.dataset !== 'string' || typeof o.run !== 'string' || (!o.min && !o['min-true'])) {
-    throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME [--min METRIC=VALUE ...] [--min-true CRITERION=VALUE ...] [--min-agreement 0.6]');
+    throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME [--min METRIC=VALUE ...] [--min-true CRITERION=VALUE ...] [--min-agreement 0.6] [--release TAG]');
   }
   const dataset = ctx.datasets.byName(o.dataset);
   if (!dataset) throw new CalibrationUsageError(`no dataset named "${o.dataset}"`);
+  const release = typeof o.release === 'string' ? ctx.releases.byTag(dataset.id, o.release) : null;
+  if (typeof o.release === 'string' && !release) throw new CalibrationUsageError(`no release tagged "${o.release}" in "${dataset.name}"`);
   const minAgreement = o['min-agreement'] === undefined ? 0.6 : Number(o['min-agreement']);
   if (!(minAgreement >= -1 && minAgreement <= 1)) throw new CalibrationUsageError('--min-agreement takes a number from -1 to 1');
   const mins = ([o.min ?? []].flat() as string[]).map(parseMin);
@@ -88,6 +95,8 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
     const run = ctx.runner.queries.byName(dataset.id, o.run as string, metric);
     if (!run) return { metric, ok: false, refused: true, reason: `no run "${String(o.run)}" for ${metric}` };
     if (run.status !== 'done') return { metric, ok: false, refused: true, reason: `run "${run.name}" for ${metric} is ${run.status}, not done` };
+    const uncovered = release && coverageProblem(ctx, run, release);
+    if (uncovered) return { metric, ok: false, refused: true, reason: uncovered };
     // Only a calibration of the judge being gated counts: same judge model, embedding model, prompt versions and settings.
     const match = ctx.calibration.matching(dataset.id, metric, identityOfRun(run));
     if (!match.found) {
@@ -109,8 +118,11 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
   });
   checks.push(...minTrueChecks(ctx, dataset, o.run, [o['min-true'] ?? []].flat() as string[]));
   const passed = checks.every((c) => c.ok);
-  out.print(checks.map((c) => `${c.ok ? 'PASS' : c.refused ? 'REFUSED' : 'FAIL'} ${c.metric}: ${c.reason}`).join('\n') + `\n${passed ? 'gate passed' : 'gate failed'}`,
-    { passed, checks });
+  // The eval set the gate is about: the release asked for, else that of the runs (one line per distinct one).
+  const sets = release ? [describeEvalSet(release)] : [...new Set(mins.map(({ metric }) => ctx.runner.queries.byName(dataset.id, o.run as string, metric))
+    .filter((r) => r !== undefined).map((r) => describeEvalSet(evalSetOf(r!.selection))))];
+  out.print(sets.map((s) => `eval set: ${s}`).join('\n') + '\n' + checks.map((c) => `${c.ok ? 'PASS' : c.refused ? 'REFUSED' : 'FAIL'} ${c.metric}: ${c.reason}`).join('\n') + `\n${passed ? 'gate passed' : 'gate failed'}`,
+    { passed, release: release && { tag: release.tag, hash: release.hash }, checks });
   return passed ? 0 : 1;
 }
 

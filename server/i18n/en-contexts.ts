@@ -70,7 +70,7 @@ export const enContexts = {
   'labc.pick': 'Few-shot examples from the experts\' context labels',
   'labc.pick_hint': 'Retrieved contexts of the calibration part with their gold value, those the newest run judged against the experts first. Adding one puts it into the draft\'s examples in the verify step\'s own form: the question, the context and the ground truth (the answer, without reference), with the gold verdict and the expert\'s rationale as the reason; edit the reason there. The whole answer is then left out of every figure of this prompt.',
   'labc.no_candidates': 'No context of the calibration part has a gold value yet.',
-  'labc.add_aria': 'Add as example: context {rank} of answer #{id}',
+  'labc.add_aria': 'Add from label: context {rank} of answer #{id}',
   'labc.compare_lead': 'On {n} contexts of {responses} answers that both runs judged and the experts labelled for "{criterion}".',
   'labc.test': 'Paired bootstrap over answers (each resample draws whole answers with their contexts): κ(B) − κ(A) = {diff} (95% {lo} – {hi}); p = {p}. Agreement: {adiff} (95% {alo} – {ahi}).',
   'labc.test_on': 'The verdict reads κ; where κ is undefined, the agreement.',

@@ -5,6 +5,7 @@ import { enCalibration } from './en-calibration.ts';
 import { enReview } from './en-review.ts';
 import { enHardening } from './en-hardening.ts';
 import { enContexts } from './en-contexts.ts';
+import { enReleases } from './en-releases.ts';
 import { enFirsthour } from './en-firsthour.ts';
 import { enEstimate } from './en-estimate.ts';
 import { enRagas } from './en-ragas.ts';
@@ -16,6 +17,7 @@ export const en = {
   ...enReview,
   ...enHardening,
   ...enContexts,
+  ...enReleases,
   ...enFirsthour,
   ...enEstimate,
   ...enRagas,
@@ -148,7 +150,7 @@ export const en = {
   'audit.all': 'All',
 
   'import.title': 'Import',
-  'import.lead': 'Upload a CSV, JSONL or JSON file. Ragas column names are understood: question / user_input, ground_truth / reference, contexts / retrieved_contexts, reference_contexts. Lists may be JSON arrays or Python list literals as pandas writes them.',
+  'import.lead': 'Upload a CSV, JSONL, JSON or XLSX file (a workbook: its first sheet, or the one named below; a labelling sheet downloaded from goldset is recognised). Ragas column names are understood: question / user_input, ground_truth / reference, contexts / retrieved_contexts, reference_contexts. Lists may be JSON arrays or Python list literals as pandas writes them.',
   'import.file': 'File',
   'import.format': 'Format',
   'import.format_auto': 'From the file name',

@@ -72,7 +72,7 @@ export const zhContexts: Record<keyof typeof enContexts, string> = {
   'labc.pick': '从专家的上下文标注中挑选少样本示例',
   'labc.pick_hint': '校准集中已有金标准的检索上下文，最近一次运行判断与专家不一致的排在前面。添加后，它会以 verify 步骤自己的格式放入草稿的示例：问题、这条上下文和标准答案（无参考版本为回答），输出为金标准判断，理由取自专家的标注理由，可在草稿中修改。该回答随后不计入此提示词的任何指标。',
   'labc.no_candidates': '校准集中还没有带金标准的上下文。',
-  'labc.add_aria': '添加为示例：回答 #{id} 的第 {rank} 条上下文',
+  'labc.add_aria': '用标注添加：回答 #{id} 的第 {rank} 条上下文',
   'labc.compare_lead': '基于两次运行都已判断、且专家已就“{criterion}”标注的 {n} 条上下文，来自 {responses} 个回答。',
   'labc.test': '按回答配对 bootstrap（每次整体抽取回答及其上下文）：κ(B) − κ(A) = {diff}（95% {lo} – {hi}）；p = {p}。一致率：{adiff}（95% {alo} – {ahi}）。',
   'labc.test_on': '结论依据 κ；κ 无定义时依据一致率。',

@@ -6,6 +6,7 @@ import { zhCalibration } from './zh-calibration.ts';
 import { zhReview } from './zh-review.ts';
 import { zhHardening } from './zh-hardening.ts';
 import { zhContexts } from './zh-contexts.ts';
+import { zhReleases } from './zh-releases.ts';
 import { zhFirsthour } from './zh-firsthour.ts';
 import { zhEstimate } from './zh-estimate.ts';
 import { zhRagas } from './zh-ragas.ts';
@@ -17,6 +18,7 @@ export const zh: Record<MessageKey, string> = {
   ...zhReview,
   ...zhHardening,
   ...zhContexts,
+  ...zhReleases,
   ...zhFirsthour,
   ...zhEstimate,
   ...zhRagas,
@@ -149,7 +151,7 @@ export const zh: Record<MessageKey, string> = {
   'audit.all': '全部',
 
   'import.title': '导入',
-  'import.lead': '上传 CSV、JSONL 或 JSON 文件。支持 Ragas 的列名：question / user_input、ground_truth / reference、contexts / retrieved_contexts、reference_contexts。列表可以是 JSON 数组，也可以是 pandas 写出的 Python 列表字面量。',
+  'import.lead': '上传 CSV、JSONL、JSON 或 XLSX 文件（工作簿读取第一个工作表或下方指定的工作表；从 goldset 下载的标注表会被自动识别）。支持 Ragas 的列名：question / user_input、ground_truth / reference、contexts / retrieved_contexts、reference_contexts。列表可以是 JSON 数组，也可以是 pandas 写出的 Python 列表字面量。',
   'import.file': '文件',
   'import.format': '格式',
   'import.format_auto': '按文件扩展名判断',

@@ -70,6 +70,8 @@ export type ImportResult = ImportSummary | ImportFailure;
 export interface ImportOptions {
   format?: ImportFormat | undefined;
   filename?: string | undefined;
+  /** The sheet of an XLSX workbook (default: the first). */
+  sheet?: string | undefined;
   /** Author of the file's `human.<criterion>` labels. */
   annotatorId?: number | undefined;
   criterionTypes?: Record<string, DeclaredType> | undefined;

@@ -52,7 +52,9 @@ export function rowErrorMessage(e: RowError, locale: Locale): string {
   const col = `${e.unit === 'row' ? '列' : '字段'}“${e.field ?? ''}”`;
   const names = (xs: string[]) => xs.map((x) => `“${x}”`).join(' 或 ');
   switch (e.code) {
-    case 'unknown_format': return `无法判断“${e.params.filename}”的格式：请使用 .csv、.jsonl 或 .json 文件`;
+    case 'unknown_format': return `无法判断“${e.params.filename}”的格式：请使用 .csv、.jsonl、.json 或 .xlsx 文件（旧版 .xls 工作簿请先另存为 .xlsx）`;
+    case 'not_xlsx': return `无法读取该工作簿：${e.params.detail}；请在 Excel 或 WPS 中另存为 Excel 工作簿（.xlsx）后再导入`;
+    case 'no_sheet': return `工作簿中没有名为“${e.params.sheet}”的工作表；现有工作表：${e.params.sheets.map((n) => `“${n}”`).join('、') || '无'}`;
     case 'file_too_large': return `${at}单个 JSON 值过大（${Math.round(e.params.bytes / 1048576)} MB，上限 ${Math.round(e.params.limit / 1048576)} MB）；请导出为 JSON 对象数组或 JSONL`;
     case 'not_an_array': return `应为 JSON 对象数组（[{…}, {…}]），实际是${KIND_ZH[e.params.got]}`;
     case 'missing_column': return `${at}缺少问题列：请添加名为 ${names(e.params.accepted)} 的列`;

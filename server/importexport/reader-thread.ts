@@ -51,6 +51,8 @@ export interface ReadJob {
   filename?: string | undefined;
   /** Columns to read as metric scores besides the known metric columns. */
   scoreColumns?: string[] | undefined;
+  /** The sheet of a workbook (default: the first). */
+  sheet?: string | undefined;
   /** Message counters shared with the worker: see POSTED, TAKEN, CANCELLED. */
   state: SharedArrayBuffer;
   port: MessagePort;
@@ -69,7 +71,7 @@ export interface ReaderThread {
   /** Resolves when the worker has loaded (imports wait for it without blocking). */
   ready(): Promise<void>;
   /** Batches of one file, then its summary, each taken synchronously; stopping early cancels the reading. A failure is thrown. */
-  read(file: string, options: { format?: ImportFormat | undefined; filename?: string | undefined; scoreColumns?: string[] | undefined }): Generator<ReadResult>;
+  read(file: string, options: { format?: ImportFormat | undefined; filename?: string | undefined; scoreColumns?: string[] | undefined; sheet?: string | undefined }): Generator<ReadResult>;
   close(): Promise<void>;
 }
 
@@ -98,7 +100,7 @@ export function readerThread(): ReaderThread {
       if (!worker) throw new Error('import reader: not started (await ready() first)');
       const state = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
       const { port1, port2 } = new MessageChannel();
-      const job: ReadJob = { file, format: options.format, filename: options.filename, scoreColumns: options.scoreColumns, state: state.buffer as SharedArrayBuffer, port: port2 };
+      const job: ReadJob = { file, format: options.format, filename: options.filename, scoreColumns: options.scoreColumns, sheet: options.sheet, state: state.buffer as SharedArrayBuffer, port: port2 };
       worker.postMessage(job, [port2]);
       let finished = false;
       try {

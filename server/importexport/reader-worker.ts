@@ -63,7 +63,7 @@ async function read(job: ReadJob): Promise<void> {
   const labelValues = new Map<string, Set<string>>();
   const listLabels = new Set<string>();
   try {
-    for await (const items of readImportBatches(job.file, { format: job.format, filename: job.filename, metrics: job.scoreColumns ?? [] })) {
+    for await (const items of readImportBatches(job.file, { format: job.format, filename: job.filename, metrics: job.scoreColumns ?? [], sheet: job.sheet })) {
       const rows: ReadRow[] = [];
       for (const item of items) {
         if ('error' in item) {

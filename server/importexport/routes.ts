@@ -8,7 +8,8 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
-import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, writeExport } from './export.ts';
+import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, datasetRecords, overlongCell, writeExport, writeRecordsXlsx } from './export.ts';
+import { applyLabellingSheet, readSheetMeta } from '../labelsheet/upload.ts';
 import { labelErrorMessage, rowErrorMessage } from './messages.ts';
 import { ExportRunError, scoreColumnsOf } from './export-scores.ts';
 import type { ScoreColumn } from './export-responses.ts';
@@ -19,7 +20,9 @@ import { LIMITS } from '../limits.ts';
 export const UPLOAD_PATH = '/datasets/:id/import';
 
 const ImportForm = z.object({
-  format: z.enum(['csv', 'jsonl', 'json']).or(z.literal('')).default(''),
+  format: z.enum(['csv', 'jsonl', 'json', 'xlsx']).or(z.literal('')).default(''),
+  sheet: z.string().trim().max(31).optional().catch(undefined),
+  labels_as: z.enum(['draft', 'submitted']).catch('draft'),
   annotator: z.coerce.number().int().positive().optional().catch(undefined),
   // Its length is checked by the import (server/limits.ts), which says so instead of dropping the name.
   run: z.string().trim().optional().catch(undefined),
@@ -62,9 +65,23 @@ export function importExportRoutes(app: AppContext): Router {
       const named = chosen && req.user!.role === 'admin' ? app.users.queries.byId(chosen) : undefined;
       // Only someone who can label (an active expert or admin) can be named the author of labels.
       const annotatorId = named && named.role !== 'viewer' && !named.disabled ? named.id : req.user!.id;
+      // A labelling sheet goldset made comes back as the expert's labels, not as rows to import.
+      if (format === 'xlsx' && await readSheetMeta(file.path)) {
+        const annotator = app.users.queries.byId(annotatorId)!;
+        const state = form.success ? form.data.labels_as : 'draft';
+        const result = await applyLabellingSheet(app, file.path, { datasetId: dataset.id, annotator, state, actorId: req.user!.id });
+        if (!result.ok) {
+          app.log.info('labelling_sheet.refused', { dataset: dataset.id, errors: result.total, user: req.user!.id });
+          const errors = result.errors.map((e) => req.t(e.key, e.params));
+          return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.total - errors.length, sheetFailed: true } }), 422);
+        }
+        app.log.info('labelling_sheet.uploaded', { dataset: dataset.id, annotator: annotator.id, saved: result.saved, state, user: req.user!.id });
+        return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { sheet: result } }));
+      }
       const scoreColumns = (form.success ? form.data.score_columns ?? '' : '').split(/[,\n]/).map((c) => c.trim()).filter((c) => c !== '');
       const result = await imports.importFile(req.user!.id, dataset.id, file.path, {
-        format, filename: file.originalname, annotatorId, runName: (form.success && form.data.run) || undefined, scoreColumns,
+        format, filename: file.originalname, annotatorId, sheet: (form.success && form.data.sheet) || undefined,
+        runName: (form.success && form.data.run) || undefined, scoreColumns,
       });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
@@ -94,7 +111,7 @@ export function importExportRoutes(app: AppContext): Router {
     sendDocument(res, ExportPage({ ctx: pageContext(req), dataset, withLabels: mayExportLabels(req, dataset.id), runNames }));
   });
 
-  r.get('/datasets/:id/export/download', requireUser, (req, res) => {
+  r.get('/datasets/:id/export/download', requireUser, async (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const q = ExportQuery.parse(req.query);
@@ -114,9 +131,23 @@ export function importExportRoutes(app: AppContext): Router {
     }
     const filename = q.format === 'goldset-jsonl' ? `goldset-${dataset.id}.${EXTENSIONS[q.format]}`
       : `goldset-${dataset.id}-${q.status}${responses ? '-responses' : ''}.${EXTENSIONS[q.format]}`;
+    const src = { db: app.db, samples: samples.queries, criteria: app.criteria.forDataset(dataset.id) };
+    const opts = { datasetId: dataset.id, status: q.status, responses, scoreColumns, utf8: q.utf8 === '1' };
+    if (q.format === 'xlsx') {
+      const long = overlongCell(app.db, opts);
+      if (long) return sendError(req, res, 422, req.t('export.cell_too_long', { column: long.column, chars: long.chars, question: long.question.slice(0, 80) }));
+      res.type(CONTENT_TYPES.xlsx).attachment(filename);
+      try {
+        await writeRecordsXlsx(datasetRecords(src, opts), res, { mtime: new Date(), sheet: dataset.name });
+      } catch (err) {
+        // Past the headers a failure can only cut the download short (the client sees an incomplete file, not a valid one).
+        app.log.warn('export.failed', { dataset: dataset.id, message: (err as Error).message });
+        res.destroy();
+      }
+      return;
+    }
     res.type(CONTENT_TYPES[q.format]).attachment(filename);
-    writeExport({ db: app.db, samples: samples.queries, criteria: app.criteria.forDataset(dataset.id) },
-      { datasetId: dataset.id, status: q.status, responses, scoreColumns, utf8: q.utf8 === '1' }, q.format, (chunk) => res.write(chunk));
+    writeExport(src, opts, q.format, (chunk) => res.write(chunk));
     res.end();
   });
 

@@ -31,6 +31,8 @@ export type RowErrorDetail =
   | { code: 'unknown_format'; params: { filename: string } }
   | { code: 'file_too_large'; params: { bytes: number; limit: number } }
   | { code: 'not_an_array'; params: { got: JsonKind } }
+  | { code: 'not_xlsx'; params: { detail: string } }
+  | { code: 'no_sheet'; params: { sheet: string; sheets: string[] } }
   // Structure of one row / line.
   | { code: 'missing_column'; params: { accepted: string[] } }
   | { code: 'csv_syntax'; params: { csvCode: string; detail: string; fileLine: number | null } }
@@ -108,11 +110,15 @@ export function describeError(e: RowErrorDetail & { line: number; unit: LineUnit
   const col = `${e.unit === 'row' ? 'column' : 'field'} '${e.field ?? ''}'`;
   switch (e.code) {
     case 'unknown_format':
-      return `cannot tell the format of '${e.params.filename}': use a .csv, .jsonl or .json file`;
+      return `cannot tell the format of '${e.params.filename}': use a .csv, .jsonl, .json or .xlsx file (an old .xls workbook: save it as .xlsx)`;
     case 'file_too_large':
       return `${at}a single JSON value of ${megabytes(e.params.bytes)} is larger than the ${megabytes(e.params.limit)} limit; export a JSON array of records or JSONL (one object per line) instead`;
     case 'not_an_array':
       return `expected a JSON array of objects ([{…}, {…}]), found ${KIND_TEXT[e.params.got]}`;
+    case 'not_xlsx':
+      return `cannot read the workbook: ${e.params.detail}; save it again as an Excel workbook (.xlsx)`;
+    case 'no_sheet':
+      return `the workbook has no sheet named '${e.params.sheet}'; its sheets: ${e.params.sheets.map((n) => `'${n}'`).join(', ') || 'none'}`;
     case 'missing_column':
       return `${at}no question column: add a column named ${quoteList(e.params.accepted)}`;
     case 'csv_syntax': {

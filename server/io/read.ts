@@ -20,8 +20,9 @@ import { createRecordNormalizer, normalizeRow } from './normalize.ts';
 import type { NormalizeResult, RowContext } from './normalize.ts';
 import type { ImportRow } from './schema.ts';
 import { jsonTooDeep, LIMITS } from '../limits.ts';
+import { Workbook, XlsxReadError, type XlsxValue } from '../xlsx/read.ts';
 
-export type ImportFormat = 'csv' | 'jsonl' | 'json';
+export type ImportFormat = 'csv' | 'jsonl' | 'json' | 'xlsx';
 
 /** `error` is the first of `errors` (a row reports all its problems at once). */
 export type ImportItem = { line: number; row: ImportRow } | { line: number; error: RowError; errors: RowError[] };
@@ -35,6 +36,8 @@ export interface ReadImportOptions extends ColumnOptions {
   filename?: string;
   /** Largest single JSON value (one record, or a whole pandas-orient object), in characters. */
   maxJsonValueChars?: number;
+  /** The sheet of an XLSX workbook to read (default: the first). */
+  sheet?: string | undefined;
 }
 
 export const DEFAULT_MAX_JSON_VALUE_CHARS = 64 * 1024 * 1024;
@@ -48,6 +51,7 @@ export function detectFormat(filename: string): ImportFormat | null {
   if (ext === 'csv') return 'csv';
   if (ext === 'jsonl' || ext === 'ndjson') return 'jsonl';
   if (ext === 'json') return 'json';
+  if (ext === 'xlsx') return 'xlsx';
   return null;
 }
 
@@ -65,6 +69,11 @@ export async function* readImportBatches(path: string, options: ReadImportOption
   const format = options.format ?? detectFormat(name);
   if (format === null) {
     yield [failed([rowError({ code: 'unknown_format', params: { filename: basename(name) } }, { line: 0, unit: 'line' })])];
+    return;
+  }
+  // A workbook is read by its zip directory, which is at the end of the file: it needs the file, not a stream.
+  if (format === 'xlsx') {
+    yield* readXlsx(path, options);
     return;
   }
   // File-system errors (missing file, permissions) are thrown: they are server faults, not the user's.
@@ -89,6 +98,8 @@ function readImportInBatches(source: ImportSource, options: ReadImportOptions & 
       return readJsonl(source, options);
     case 'json':
       return batched(readJson(source, options));
+    case 'xlsx':
+      throw new Error('an XLSX workbook is read from a file (readImportBatches), not from a stream');
   }
 }
 
@@ -167,6 +178,60 @@ async function* readCsv(source: ImportSource, options: ColumnOptions): AsyncGene
     input.unpipe(parser);
     parser.destroy();
     input.destroy();
+  }
+}
+
+const blankCell = (c: XlsxValue) => c === null || (typeof c === 'string' && !NOT_BLANK_TEXT.test(c));
+const NOT_BLANK_TEXT = /\S/;
+
+/**
+ * Rows of one sheet of a workbook, the first row that has a value being the header: the same column
+ * plan and row normaliser as CSV, so a sheet accepts what a CSV file does. Cells keep their types
+ * (numbers stay numbers for score columns); `line` is the row number the spreadsheet shows.
+ */
+async function* readXlsx(file: string, options: ReadImportOptions): AsyncGenerator<ImportItem[]> {
+  const fileError = (e: XlsxReadError): ImportItem => e.code === 'no_sheet'
+    ? failed([rowError({ code: 'no_sheet', params: { sheet: options.sheet ?? '', sheets: e.sheets } }, { line: 0, unit: 'row' })])
+    : failed([rowError({ code: 'not_xlsx', params: { detail: e.message } }, { line: 0, unit: 'row' })]);
+  let book: Workbook;
+  try {
+    book = await Workbook.open(file);
+  } catch (e) {
+    if (e instanceof XlsxReadError) { yield [fileError(e)]; return; }
+    throw e;
+  }
+  try {
+    const sheet = book.sheet(options.sheet);
+    let plan: ColumnPlan | null = null;
+    let width = 0;
+    for await (const rows of book.rows(sheet)) {
+      const items: ImportItem[] = [];
+      for (const { row, cells } of rows) {
+        const at: RowContext = { line: row, unit: 'row' };
+        if (plan === null) {
+          plan = planColumns(cells.map((c) => (c === null ? '' : String(c))), options);
+          width = cells.length;
+          if (!hasQuestionColumn(plan)) {
+            items.push(failed([rowError({ code: 'missing_column', params: { accepted: [...ACCEPTED_HEADERS.question] } }, { ...at, field: 'question' })]));
+            yield items;
+            return;
+          }
+          continue;
+        }
+        if (cells.every(blankCell)) continue;
+        if (cells.length > width && cells.slice(width).some((c) => !blankCell(c))) {
+          items.push(failed([rowError({ code: 'column_count', params: { expected: width, actual: cells.length } }, at)]));
+          continue;
+        }
+        items.push(fromResult(normalizeRow(plan, cells, at), row));
+      }
+      if (items.length) yield items;
+    }
+  } catch (e) {
+    if (e instanceof XlsxReadError) { yield [fileError(e)]; return; }
+    throw e;
+  } finally {
+    book.close();
   }
 }
 

@@ -1,6 +1,8 @@
 // `goldset score`: scores a dataset's responses with one metric and prints the run's summary.
 import type { AppContext } from '../app-context.ts';
 import { RunError } from './runner.ts';
+import { releaseSelection } from '../releases/runs.ts';
+import { describeEvalSet, evalSetOf } from '../releases/service.ts';
 
 /** The exact keys other programs read from `score --json`. */
 export const SCORE_JSON_KEYS = ['run', 'scored', 'errored', 'skipped', 'mean', 'llm_calls', 'cached_calls', 'tokens'] as const;
@@ -17,13 +19,15 @@ function int(value: unknown, name: string): number | undefined {
 export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out: { json: boolean; print(text: string, data: Record<string, unknown>): void }): Promise<number> {
   const datasetName = o.dataset as string | undefined;
   const metricKey = o.metric as string | undefined;
-  if (!datasetName || !metricKey) throw new ScoreUsageError('usage: score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any] [--json]');
+  if (!datasetName || !metricKey) throw new ScoreUsageError('usage: score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any] [--release TAG] [--json]');
   const dataset = ctx.datasets.byName(datasetName);
   if (!dataset) throw new ScoreUsageError(`no dataset named "${datasetName}"`);
   if (!ctx.registry.get(dataset.id, metricKey)) {
     throw new ScoreUsageError(`unknown metric "${metricKey}"; available: ${[...ctx.registry.builtinKeys(), ...ctx.registry.custom(dataset.id).map((m) => m.key)].join(', ')}`);
   }
   const name = (o.run as string | undefined) ?? `${metricKey} ${new Date().toISOString().slice(0, 19).replace('T', ' ')}`;
+  const release = typeof o.release === 'string' ? ctx.releases.byTag(dataset.id, o.release) : undefined;
+  if (typeof o.release === 'string' && !release) throw new ScoreUsageError(`no release tagged "${o.release}" in "${dataset.name}"`);
   const existing = ctx.runner.queries.byName(dataset.id, name, metricKey);
   let runId: number;
   if (existing) {
@@ -35,7 +39,8 @@ export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out:
     try {
       runId = ctx.runner.create(null, dataset.id, {
         name, metricKey, promptVersion: int(o['prompt-version'], '--prompt-version'), concurrency: int(o.concurrency, '--concurrency'),
-        selection: o.system !== undefined ? { system: String(o.system) } : {},
+        selection: release ? releaseSelection(ctx, release, o.system === undefined ? '' : String(o.system))
+          : o.system !== undefined ? { system: String(o.system) } : {},
         // answer_relevancy's non-committal rule for this run, over the dataset's setting.
         settings: o.noncommittal !== undefined ? { noncommittal: String(o.noncommittal) } : undefined,
       }).id;
@@ -56,6 +61,7 @@ export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out:
   };
   out.print([
     `run "${run.name}" (${run.metric_key}) ${run.status}: ${s.scored} scored, ${s.errored} errors, ${s.skipped} with nothing to score`,
+    `eval set: ${describeEvalSet(evalSetOf(run.selection))}`,
     `mean ${s.mean === null ? '—' : s.mean.toFixed(4)} over ${s.scored} items`,
     ...s.reasons.map((r) => `  ${r.status} ${r.reason}: ${r.n}`),
     `LLM calls ${run.llm_calls} (+${run.cached_calls} from cache), tokens ${run.prompt_tokens} prompt + ${run.completion_tokens} completion`,

@@ -19,7 +19,11 @@ export interface RunSummary {
 export interface ScoreRow { run_id: number; response_id: number; status: 'ok' | 'error' | 'skipped'; value: number | null; reason: string | null; trace: string | null; scored_at: string }
 
 /** Which responses a run scores; `part` names the holdout part the ids were drawn from, for display. */
-export interface Selection { system?: string; response_ids?: number[]; part?: 'calibration' | 'held_out' }
+export interface Selection {
+  system?: string; response_ids?: number[]; part?: 'calibration' | 'held_out';
+  /** The release the run is limited to (its items, scored as released); none: the unreleased working copy. */
+  release?: { id: number; tag: string; hash: string };
+}
 
 export function runQueries(db: DB) {
   const s = {

@@ -14,12 +14,14 @@ import { systemNames } from '../responses/queries.ts';
 import { RunPage, RunProgress, RunsPage, ScoresSection, TracePage } from '../../views/pages/runs.tsx';
 import { planRuns } from './run-plan.ts';
 import { LIMITS } from '../limits.ts';
+import { releaseSelection } from '../releases/runs.ts';
 
 const RunForm = z.object({
   metric: z.string().min(1, { error: 'err.required' }),
   name: z.string().trim().max(LIMITS.runName, { error: 'err.too_long' }).default(''),
   system: z.string().max(LIMITS.system).default(''),
   prompt_version: z.string().trim().default('').transform((s) => (s === '' ? undefined : Number(s))).pipe(z.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(0, { error: 'err.invalid' }).optional()),
+  release: z.string().trim().max(80).default(''),
   concurrency: z.coerce.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(1, { error: 'err.invalid' }).max(256, { error: 'err.invalid' }).default(16),
 });
 const PAGE = 100;
@@ -50,7 +52,7 @@ export function runRoutes(app: AppContext): Router {
     const settings = app.judgeSettings.effective();
     return RunsPage({
       ctx: pageContext(req), dataset, metrics, systems: systemNames(app, dataset.id),
-      runs: runsWithSummaries(dataset.id, showArchived), showArchived,
+      runs: runsWithSummaries(dataset.id, showArchived), showArchived, releases: app.releases.list(dataset.id).map((x) => x.tag),
       judgeReady: settings !== null, ...extra,
       plan: { metrics: planRuns(app, dataset, metrics.map((m) => registry.get(dataset.id, m.key)!)), priced: settings !== null && (settings.price_prompt > 0 || settings.price_completion > 0),
         embeddingModel: settings?.embedding_model ?? '' },
@@ -78,10 +80,12 @@ export function runRoutes(app: AppContext): Router {
     const form = parseForm(RunForm, req.body, req.t);
     if (!form.ok) return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: form.errors }), 422);
     const name = form.data.name || `${form.data.metric} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`;
+    const release = form.data.release ? app.releases.byTag(dataset.id, form.data.release) : undefined;
+    if (form.data.release && !release) return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: { release: req.t('err.not_found') } }), 422);
     try {
       const run = runner.create(req.user!.id, dataset.id, {
         name, metricKey: form.data.metric, promptVersion: form.data.prompt_version, concurrency: form.data.concurrency,
-        selection: form.data.system ? { system: form.data.system } : {},
+        selection: release ? releaseSelection(app, release, form.data.system) : form.data.system ? { system: form.data.system } : {},
       });
       void runner.start(run.id);
       app.log.info('run.started', { run: run.id, metric: run.metric_key, user: req.user!.id });

@@ -14,6 +14,7 @@ import { runQueries, type RunRow, type Selection } from './run-queries.ts';
 import { writableGuard } from '../datasets/archived.ts';
 import { boundTrace } from './stored-trace.ts';
 import { LIMITS, sqlListOverLimit } from '../limits.ts';
+import type { ReleaseService, ReleaseRow } from '../releases/service.ts';
 
 export class RunError extends Error {
   constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'no_items' | 'bad_prompt_version' | 'bad_setting', message: string) { super(message); }
@@ -24,21 +25,26 @@ interface Active { cancelled: boolean; done: Promise<void> }
 const PAGE = 200;
 
 export function runManager(db: DB, log: Logger, audit: AuditQueries,
-  deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry; metricSettings: MetricSettingsStore }) {
+  deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry; metricSettings: MetricSettingsStore; releases: ReleaseService }) {
   const runs = runQueries(db);
   const active = new Map<number, Active>();
   // An item over the input limits (stored before they existed) is not sent to the judge: a million
   // contexts would be a million calls. It is skipped with the reason 'over_limit'.
   const overLimit = `(length(r.answer) > ${LIMITS.answer} OR length(s.question) > ${LIMITS.question} OR length(s.ground_truth) > ${LIMITS.groundTruth}
     OR ${sqlListOverLimit('r.retrieved_contexts', LIMITS.contexts, LIMITS.context)} OR ${sqlListOverLimit('s.reference_contexts', LIMITS.contexts, LIMITS.context)})`;
-  const itemOf = db.prepare<[number], { answer: string; retrieved_contexts: string; question: string; ground_truth: string; reference_contexts: string; over: 0 | 1 }>(`
-    SELECT ${overLimit} AS over, r.answer, r.retrieved_contexts, s.question, s.ground_truth, s.reference_contexts
+  const itemOf = db.prepare<[number], { sample_id: number; answer: string; retrieved_contexts: string; question: string; ground_truth: string; reference_contexts: string; over: 0 | 1 }>(`
+    SELECT ${overLimit} AS over, r.sample_id, r.answer, r.retrieved_contexts, s.question, s.ground_truth, s.reference_contexts
     FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.id = ?`);
   const languageOf = db.prepare<[number]>('SELECT language FROM dataset WHERE id = ?').pluck();
   const writable = writableGuard(db);
 
-  function item(responseId: number): ScoringItem | 'over_limit' | null {
+  /** What the judge reads: the item as released for a run on a release, else as it is now. */
+  function item(responseId: number, release: ReleaseRow | null): ScoringItem | 'over_limit' | null {
     const row = itemOf.get(responseId);
+    if (release) {
+      const current = row ? { sample_id: row.sample_id, answer: row.answer, retrieved_contexts: JSON.parse(row.retrieved_contexts) as string[] } : null;
+      return deps.releases.scoringContent(release, responseId, current);
+    }
     if (!row) return null;
     if (row.over) return 'over_limit';
     return {
@@ -47,8 +53,9 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries,
     };
   }
 
-  async function scoreOne(run: RunRow, metric: MetricDefinition, responseId: number, judge: JudgeClient | null, prompts: Record<string, PromptInUse>): Promise<ScoreResult> {
-    const it = item(responseId);
+  async function scoreOne(run: RunRow, metric: MetricDefinition, responseId: number, judge: JudgeClient | null, prompts: Record<string, PromptInUse>,
+    release: ReleaseRow | null): Promise<ScoreResult> {
+    const it = item(responseId, release);
     const empty = { steps: [], computation: '' };
     if (!it) return { status: 'skipped', value: null, reason: 'response_deleted', trace: empty };
     if (it === 'over_limit') return { status: 'skipped', value: null, reason: 'over_limit', trace: empty };
@@ -72,6 +79,9 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries,
     const judge = metric.kind === 'llm' ? deps.settings.client({ maxConcurrency: run.concurrency }) : null;
     if (metric.kind === 'llm' && !judge) { runs.setStatus(run.id, 'failed', 'no judge endpoint configured'); return; }
     const prompts = recorded.used ?? {};
+    const limitedTo = (JSON.parse(run.selection) as Selection).release;
+    const release = limitedTo ? deps.releases.byId(limitedTo.id) ?? null : null;
+    if (limitedTo && (!release || release.hash !== limitedTo.hash)) { runs.setStatus(run.id, 'failed', `release ${limitedTo.tag} was deleted`); return; }
     let reported = { llm_calls: 0, cached_calls: 0, prompt: 0, completion: 0 };
     const flushUsage = () => {
       if (!judge) return;
@@ -95,7 +105,7 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries,
     };
     const worker = async () => {
       for (let id = next(); id !== undefined && !state.cancelled; id = next()) {
-        const result = await scoreOne(run, metric, id, judge, prompts);
+        const result = await scoreOne(run, metric, id, judge, prompts, release);
         runs.insertScore({ run_id: run.id, response_id: id, status: result.status, value: result.value, reason: result.reason, trace: JSON.stringify(boundTrace(result.trace)) });
         flushUsage();
       }

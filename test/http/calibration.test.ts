@@ -49,7 +49,7 @@ describe('goldset report', () => {
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
     expect(Object.keys(out)).toEqual(['n', 'excluded', 'pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse', 'threshold', 'accuracy', 'precision',
-      'recall', 'f1', 'cohen_kappa', 'roc_auc', 'best_threshold', 'confusion', 'coverage', 'false_failure_rate', 'alignment', 'ci95']);
+      'recall', 'f1', 'cohen_kappa', 'roc_auc', 'best_threshold', 'confusion', 'coverage', 'false_failure_rate', 'alignment', 'ci95', 'release']);
     expect(out.n).toBe(40);
     expect(out.confusion).toEqual({ tp: 18, fp: 2, tn: 18, fn: 2 });
     expect(out.accuracy).toBeCloseTo(36 / 40, 10);

@@ -77,7 +77,7 @@ describe('per-context report', () => {
     expect(await cmdReport(app.ctx, { dataset: 'Leave', criterion: 'relevant', metric: 'context_precision', run: 'cp-v1', part: 'all' }, out)).toBe(0);
     const data = out.data;
     expect(Object.keys(data)).toEqual(['n', 'excluded', 'pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse', 'threshold', 'accuracy', 'precision', 'recall', 'f1',
-      'cohen_kappa', 'roc_auc', 'best_threshold', 'confusion', 'coverage', 'false_failure_rate', 'alignment', 'ci95', 'unit', 'ci_method', 'by_rank', 'item_level']);
+      'cohen_kappa', 'roc_auc', 'best_threshold', 'confusion', 'coverage', 'false_failure_rate', 'alignment', 'ci95', 'unit', 'ci_method', 'by_rank', 'item_level', 'release']);
     expect(data).toMatchObject({ n: 4 * N, unit: 'context', ci_method: 'bootstrap over responses' });
     expect(out.text).toContain(`n = ${4 * N} contexts of ${N} responses (intervals: bootstrap over responses)`);
     expect(out.text).toContain('by rank (5 = 5 and beyond)');

@@ -36,6 +36,11 @@ beforeAll(async () => {
   admin = await setupAdmin(app);
   seeded.small = await seedScaleDataset(app, 'small', 6, 2);
   seeded.large = await seedScaleDataset(app, 'large', 60, 4);
+  // Every sample approved (directly: the approval flow is not what is counted here) and released once, with responses.
+  for (const s of Object.values(seeded)) {
+    app.ctx.db.prepare("UPDATE sample SET status = 'approved' WHERE dataset_id = ?").run(s.datasetId);
+    app.ctx.releases.create(null, app.ctx.datasets.get(s.datasetId)!, { tag: 'v1', note: '', responses: true });
+  }
   // An estimation sample in each, so the calibration page's true score and the overview's line run in full.
   for (const s of [seeded.small, seeded.large]) app.ctx.estimates.draw(null, s.datasetId, { system: null, size: 3, seed: 1, systems: ['v1', 'v2'] });
 }, 60_000);
@@ -82,6 +87,15 @@ const PAGES: [string, (s: Seeded) => string][] = [
   ['context under review', (s) => `/runs/${s.contextRunId}/review/contexts/${s.responseId}/2?criterion=${s.contextCriterionId}`],
   ['prompt lab, verify step', (s) => `/datasets/${s.datasetId}/prompt-lab?metric=context_precision&step=verify&criterion=${s.contextCriterionId}`],
   ['compare two runs per context', (s) => `/datasets/${s.datasetId}/compare?a=${s.contextRunId}&b=${s.contextRunId}&criterion=${s.contextCriterionId}`],
+  ['export XLSX with responses', (s) => `/datasets/${s.datasetId}/export/download?format=xlsx&status=all&responses=1`],
+  ['releases', (s) => `/datasets/${s.datasetId}/releases`],
+  ['release page', (s) => `/datasets/${s.datasetId}/releases/v1`],
+  ['release export JSONL with responses', (s) => `/datasets/${s.datasetId}/releases/v1/export?format=ragas-jsonl&responses=1`],
+  ['release export XLSX', (s) => `/datasets/${s.datasetId}/releases/v1/export?format=xlsx&responses=1`],
+  ['release export goldset JSONL', (s) => `/datasets/${s.datasetId}/releases/v1/export?format=goldset-jsonl`],
+  ['release diff with now', (s) => `/datasets/${s.datasetId}/releases/v1/diff?against=now`],
+  ['labelling sheet page', (s) => `/datasets/${s.datasetId}/labelling-sheet`],
+  ['labelling sheet download', (s) => `/datasets/${s.datasetId}/labelling-sheet/download`],
 ];
 
 describe('SQL per request does not grow with the number of items', () => {

@@ -34,14 +34,15 @@ describe('detectFormat', () => {
     expect(detectFormat('a.jsonl')).toBe('jsonl');
     expect(detectFormat('a.ndjson')).toBe('jsonl');
     expect(detectFormat('dir.v2/a.json')).toBe('json');
-    expect(detectFormat('a.xlsx')).toBe(null);
+    expect(detectFormat('a.XLSX')).toBe('xlsx');
+    expect(detectFormat('old.xls')).toBe(null);
     expect(detectFormat('upload-4f2a')).toBe(null);
   });
 
   it('reports an unknown format as a file-level error', async () => {
-    const items = await collect(readImportFile(fixture('ragas_results.csv'), { filename: 'results.xlsx' }));
+    const items = await collect(readImportFile(fixture('ragas_results.csv'), { filename: 'results.xls' }));
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ line: 0, error: { code: 'unknown_format', params: { filename: 'results.xlsx' } } });
+    expect(items[0]).toMatchObject({ line: 0, error: { code: 'unknown_format', params: { filename: 'results.xls' } } });
   });
 });
 

@@ -5,6 +5,8 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import { choices } from '../../server/criteria/values.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
+import { EvalSetLine } from './run-eval-set.tsx';
+import { evalSetOf } from '../../server/releases/service.ts';
 import type { CalibrationReport } from '../../server/calibration/report.ts';
 import type { Part } from '../../server/calibration/service.ts';
 import { BestThresholdButton, CalibrationSuggestions, type SuggestionsView } from './calibration-suggest.tsx';
@@ -46,6 +48,7 @@ export function ReportBody({ ctx, dataset, state, report, points, curve, looks =
   const binary = report.kind === 'binary' ? report : null;
   return (
     <div id="report" aria-live="polite">
+      <EvalSetLine ctx={ctx} datasetId={state.run.dataset_id} release={evalSetOf(state.run.selection)} />
       {lead}
       <p><a class="btn small" href={`/runs/${state.run.id}/review?criterion=${state.criterion.id}&part=${state.part}&threshold=${state.threshold}`}>{t('calib.review')}</a></p>
       {!report.meaningful && <div class="alert" role="status">{t('calib.not_meaningful', { n: report.n })}</div>}

@@ -209,6 +209,7 @@ export function DatasetPage({ ctx, dataset, list, state, quickAdd, labelling, tr
         <div class="actions">
           {canWrite && <a class="btn small" href={`/datasets/${dataset.id}/import`}>{t('action.import')}</a>}
           <a class="btn small" href={`/datasets/${dataset.id}/export`}>{t('action.export')}</a>
+          <a class="btn small" href={`/datasets/${dataset.id}/releases`}>{t('release.title')}</a>
           {canWrite && <a class="btn ghost small" href={`/datasets/${dataset.id}/settings`}>{t('datasets.settings')}</a>}
         </div>
       </div>

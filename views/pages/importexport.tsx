@@ -8,8 +8,12 @@ import type { UserRow } from '../../server/users/queries.ts';
 
 export interface ImportOutcome {
   summary?: ImportSummary;
+  /** A labelling sheet's labels were saved. */
+  sheet?: { saved: number; unchanged: number; empty: number; state: 'draft' | 'submitted' };
   errors?: string[];
   moreErrors?: number;
+  /** The errors are a labelling sheet's: nothing was saved. */
+  sheetFailed?: boolean;
 }
 
 export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: PageContext; dataset: DatasetRow; users: UserRow[]; outcome?: ImportOutcome; formErrors?: FieldErrors }) {
@@ -35,9 +39,15 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
           <p><a class="btn small" href={`/datasets/${dataset.id}`}>{dataset.name} →</a></p>
         </div>
       )}
+      {outcome?.sheet && (
+        <div class="card highlight" role="status" id="import-result">
+          <p><strong>{t('sheet.done', { saved: outcome.sheet.saved, state: t(`sheet.state_${outcome.sheet.state}`), unchanged: outcome.sheet.unchanged, empty: outcome.sheet.empty })}</strong></p>
+          <p><a class="btn small" href={`/datasets/${dataset.id}/label`}>{t('label.title')} →</a></p>
+        </div>
+      )}
       {outcome?.errors && (
         <div class="alert" role="alert" id="import-errors">
-          <p><strong>{t('import.failed')}</strong></p>
+          <p><strong>{outcome.sheetFailed ? t('sheet.failed') : t('import.failed')}</strong></p>
           <ul>{outcome.errors.map((e) => <li>{e}</li>)}</ul>
           {outcome.moreErrors ? <p>{t('import.more_errors', { n: outcome.moreErrors })}</p> : null}
         </div>
@@ -50,7 +60,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
           <Csrf token={ctx.csrfToken} />
           <div class="row">
             <Field name="file" label={t('import.file')} errors={formErrors}>
-              <input id="f-file" type="file" name="file" required accept=".csv,.jsonl,.ndjson,.json" />
+              <input id="f-file" type="file" name="file" required accept=".csv,.jsonl,.ndjson,.json,.xlsx" />
             </Field>
             <Field name="format" label={t('import.format')} errors={formErrors}>
               <select id="f-format" name="format">
@@ -58,9 +68,18 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
                 <option value="csv">CSV</option>
                 <option value="jsonl">JSONL</option>
                 <option value="json">JSON</option>
+                <option value="xlsx">XLSX</option>
               </select>
             </Field>
+            <Field name="sheet" label={t('import.sheet')} errors={formErrors} hint={t('import.sheet_hint')}>
+              <input id="f-sheet" name="sheet" maxLength={31} aria-describedby="f-sheet-hint" />
+            </Field>
           </div>
+          <fieldset>
+            <legend>{t('sheet.submit_label')}</legend>
+            <div class="field checkbox"><input type="radio" id="f-labels-draft" name="labels_as" value="draft" checked /><label for="f-labels-draft">{t('sheet.as_drafts')}</label></div>
+            <div class="field checkbox"><input type="radio" id="f-labels-submitted" name="labels_as" value="submitted" /><label for="f-labels-submitted">{t('sheet.as_submitted')}</label></div>
+          </fieldset>
           <div class="row">
             <Field name="run" label={t('import.run_name')} errors={formErrors} hint={t('import.run_name_hint')}>
               <input id="f-run" name="run" maxLength={80} />
@@ -107,6 +126,7 @@ export function ExportPage({ ctx, dataset, withLabels, runNames }: { ctx: PageCo
             {format('fmt-sheet', 'spreadsheet-csv', t('export.spreadsheet_csv'), t('export.spreadsheet_csv_hint'), { checked: true })}
             {format('fmt-jsonl', 'ragas-jsonl', t('export.ragas_jsonl'), null)}
             {format('fmt-csv', 'ragas-csv', t('export.ragas_csv'), t('export.ragas_csv_hint'))}
+            {format('fmt-xlsx', 'xlsx', t('export.xlsx'), null)}
             {format('fmt-goldset', 'goldset-jsonl', t('export.goldset_jsonl'), withLabels ? null : t('export.labels_blind'), { disabled: !withLabels })}
           </fieldset>
           <div class="field checkbox">

@@ -10,6 +10,7 @@ import type { AnnotationRow } from '../../server/labels/queries.ts';
 import type { Segment } from '../../server/labels/highlight.ts';
 import { rawHtml, renderedHtml, type SafeHtml } from '../../server/http/html.ts';
 import type { T } from '../../server/i18n/index.ts';
+import { LabellingSheetLink } from './labelling-sheet.tsx';
 import type { Waiting } from '../../server/datasets/waiting.ts';
 
 export interface WorkspaceItem {
@@ -239,6 +240,7 @@ export function LabelPage({ ctx, dataset, children }: { ctx: PageContext; datase
     <Layout ctx={ctx} title={`${t('label.title')} · ${dataset.name}`} wide>
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / {t('label.title')}</nav>
       {children}
+      <LabellingSheetLink ctx={ctx} datasetId={dataset.id} />
     </Layout>
   );
 }

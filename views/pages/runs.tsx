@@ -23,6 +23,8 @@ export function stepTitle(t: T, metricKey: string, steps: readonly TraceStep[], 
   const whose = metricKey === 'answer_correctness' && nth === 1 ? 'fh.statements_truth' : 'fh.statements_answer';
   return `${step.step} · ${t(whose)}`;
 }
+import { EvalSetField, EvalSetLine } from './run-eval-set.tsx';
+import { evalSetOf } from '../../server/releases/service.ts';
 
 export interface RunListItem { run: RunRow; summary: RunSummary }
 
@@ -71,9 +73,11 @@ export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run
   );
 }
 
-export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady, showArchived, plan }: {
+export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, errors, judgeReady, showArchived, plan, releases }: {
   ctx: PageContext; dataset: DatasetRow; runs: RunListItem[]; metrics: { key: string; kind: string; suggested?: boolean }[]; systems: readonly string[];
   values?: Record<string, string>; errors?: FieldErrors; judgeReady: boolean; showArchived: boolean; plan: RunPlanView;
+  /** Tags of the dataset's releases, newest first: a run can be limited to one. */
+  releases?: string[];
 }) {
   const { t } = ctx;
   return (
@@ -123,6 +127,7 @@ export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, er
             </Field>
           </div>
           <div class="row">
+            <EvalSetField ctx={ctx} releases={releases ?? []} value={values.release} errors={errors} />
             <Field name="system" label={t('field.system')} errors={errors}>
               <select id="f-system" name="system">
                 <option value="">{t('runs.all_systems')}</option>
@@ -193,6 +198,7 @@ export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, 
       <Crumbs ctx={ctx} dataset={dataset} tail={run.name} />
       <h1>{run.name} <span class="badge mono">{run.metric_key}</span>{run.source === 'imported' && <span class="badge">{t('runs.imported')}</span>}
         {run.archived === 1 && <span class="badge">{t('datasets.archived')}</span>}</h1>
+      <EvalSetLine ctx={ctx} datasetId={dataset.id} release={evalSetOf(run.selection)} />
       <p class="sub">
         {run.model && `${t('runs.model')}: ${run.model}`}{run.embedding_model && ` · ${run.embedding_model}`}
         {Object.keys(versions).length > 0 && ` · ${t('runs.prompts')}: ${Object.entries(versions).map(([k, v]) => `${k} ${v === null ? t('runs.default_prompt') : `v${v}`}`).join(', ')}`}

@@ -1,0 +1,50 @@
+// `goldset release` (freeze a dataset's approved samples under a tag) and the release side of
+// `goldset export --release TAG`.
+import fs from 'node:fs';
+import type { AppContext } from '../app-context.ts';
+import type { ExportFormat } from '../importexport/export.ts';
+import { ReleaseError } from './service.ts';
+import { ReleaseExportError, writeReleaseExport } from './export.ts';
+import { translator } from '../i18n/index.ts';
+
+export class ReleaseUsageError extends Error {}
+
+type Out = { json: boolean; print(text: string, data: Record<string, unknown>): void };
+
+/** The exact keys other programs read from `release --json`. */
+export const RELEASE_JSON_KEYS = ['tag', 'hash', 'samples', 'responses', 'created_at'] as const;
+
+export async function cmdRelease(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
+  if (typeof o.dataset !== 'string' || typeof o.tag !== 'string') {
+    throw new ReleaseUsageError('usage: release --dataset NAME --tag TAG [--responses] [--note TEXT] [--json]');
+  }
+  const dataset = ctx.datasets.byName(o.dataset);
+  if (!dataset) throw new ReleaseUsageError(`no dataset named "${o.dataset}"`);
+  try {
+    const r = ctx.releases.create(null, dataset, { tag: o.tag, note: typeof o.note === 'string' ? o.note : '', responses: Boolean(o.responses) });
+    out.print(`released "${dataset.name}" as ${r.tag}: ${r.n_samples} samples, ${r.n_responses} responses\nsha256 ${r.hash}`,
+      { tag: r.tag, hash: r.hash, samples: r.n_samples, responses: r.n_responses, created_at: r.created_at });
+    return 0;
+  } catch (err) {
+    if (err instanceof ReleaseError) throw new ReleaseUsageError(translator('en')(err.key, err.params));
+    throw err;
+  }
+}
+
+/** Writes one export of a release to FILE (through FILE.partial, renamed when complete). */
+export async function exportRelease(ctx: AppContext, datasetId: number, tag: string, format: ExportFormat, responses: boolean, file: string): Promise<number> {
+  const release = ctx.releases.byTag(datasetId, tag);
+  if (!release) throw new ReleaseUsageError(`no release tagged "${tag}" in this dataset`);
+  const tmp = `${file}.partial`;
+  const stream = fs.createWriteStream(tmp);
+  try {
+    const n = await writeReleaseExport(ctx.releases, release, format, responses, stream);
+    fs.renameSync(tmp, file);
+    return n;
+  } catch (err) {
+    stream.destroy();
+    fs.rmSync(tmp, { force: true });
+    if (err instanceof ReleaseExportError) throw new ReleaseUsageError(err.message);
+    throw err;
+  }
+}
