@@ -7,6 +7,7 @@ import type { RunRow } from '../judge/run-queries.ts';
 import { translator } from '../i18n/index.ts';
 import { systemNames } from '../responses/queries.ts';
 import { EstimateError, type DrawResult, type EstimateResult } from './service.ts';
+import { describeEvalSet, evalSetOf } from '../releases/service.ts';
 
 export class EstimateUsageError extends Error {}
 
@@ -113,10 +114,13 @@ export async function cmdEstimate(ctx: AppContext, o: Record<string, unknown>, o
   if (system !== null && !systemNames(ctx, dataset.id).includes(system)) throw new EstimateUsageError(en('est.err_system', { system }));
   const r = ctx.estimates.estimate({ criterion, run, system, threshold, halfWidth });
   if (r.refusal) throw new EstimateUsageError(en(`est.refused_${r.refusal}`));
-  const data = estimateJson(r);
+  const evalSet = evalSetOf(run.selection);
+  // Which eval set the estimate is about: the release the run was limited to, or null (the working copy).
+  const data = { ...estimateJson(r), release: evalSet && { tag: evalSet.tag, hash: evalSet.hash } };
   const s = r.scope!;
   const lines = [
     `${criterion.name} · run "${run.name}" (${run.metric_key}) · ${system ?? 'all systems'}: ${r.sample ? `sample #${r.sample.id}` : 'no estimation sample (draw one: goldset sample …)'}`,
+    `  eval set: ${describeEvalSet(evalSet)}`,
     `  judge only     ${fmtCi(s.judge_only)}  n = ${s.judge_only.n}  (assumes the judge is right)`,
     `  experts only   ${fmtCi(s.gold_only)}  n = ${s.gold_only.n}`,
     `  corrected      ${fmtCi(s.corrected)}  λ = ${s.lambda === null ? '—' : s.lambda.toFixed(3)}, effective labels ${s.effective_labels === null ? '—' : Math.round(s.effective_labels)}`,

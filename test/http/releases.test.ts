@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, loginAs, setupAdmin, startTestApp, type TestApp } from '../helpers.ts';
 import { cmdGate, cmdReport } from '../../server/calibration/cli.ts';
+import { cmdEstimate } from '../../server/estimate/cli.ts';
 import { Workbook } from '../../server/xlsx/read.ts';
 
 let app: TestApp;
@@ -291,6 +292,15 @@ describe('runs, reports and the gate on a release', () => {
     await cmdReport(app.ctx, { dataset: 'HR 评测', criterion: 'correct', metric: 'exact_match', run: 'nightly' }, report);
     expect(report.printed[0]!.text).toContain(`eval set: release v1 (sha256 ${r.hash.slice(0, 12)}…)`);
     expect(report.printed[0]!.data.release).toEqual({ tag: 'v1', hash: r.hash });
+    // The true score says the same: which eval set its run scored.
+    const estimate = out();
+    expect(await cmdEstimate(app.ctx, { dataset: 'HR 评测', criterion: 'correct', run: 'nightly', metric: 'exact_match' }, estimate)).toBe(0);
+    expect(estimate.printed[0]!.text).toContain(`eval set: release v1 (sha256 ${r.hash.slice(0, 12)}…)`);
+    expect(estimate.printed[0]!.data.release).toEqual({ tag: 'v1', hash: r.hash });
+    const workingEstimate = out();
+    await cmdEstimate(app.ctx, { dataset: 'HR 评测', criterion: 'correct', run: 'nightly', metric: 'non_llm_context_recall' }, workingEstimate);
+    expect(workingEstimate.printed[0]!.text).toContain('eval set: unreleased working copy');
+    expect(workingEstimate.printed[0]!.data.release).toBeNull();
 
     const pass = out();
     expect(await cmdGate(app.ctx, { dataset: 'HR 评测', run: 'nightly', min: ['exact_match=0.5'], release: 'v1' }, pass)).toBe(0);
