@@ -34,6 +34,12 @@ export async function sendReleaseExport(app: AppContext, req: Request, res: Resp
   refuse: (status: number, reason: string, message: string) => void): Promise<void> {
   const q = ReleaseExportQuery.parse(req.query);
   const responses = q.responses !== undefined;
+  // A release with responses carries the gold values, goldset JSONL every gold label: only for whoever
+  // may read all of them (access/permissions.ts), as the dataset's own exports.
+  if ((responses || q.format === 'goldset-jsonl') && !app.access.mayReadAllLabels(req.user, release.dataset_id)) {
+    app.log.warn('authz.refused', { path: req.path, user: req.user?.id ?? null, reason: 'labels are blind to this labeller' });
+    return refuse(403, 'labels_blind', req.t('export.labels_blind'));
+  }
   try {
     checkReleaseExport(release, q.format, responses);
   } catch (err) {
@@ -114,7 +120,8 @@ export function releaseRoutes(app: AppContext): Router {
     const loaded = load(req, res);
     if (!loaded) return;
     await sendReleaseExport(app, req, res, loaded.release, (status, reason) =>
-      sendError(req, res, status, reason === 'no_responses' ? req.t('release.no_responses_export') : req.t('release.cell_too_long', { chars: loaded.release.longest_text })));
+      sendError(req, res, status, reason === 'labels_blind' ? req.t('export.labels_blind') : reason === 'no_responses' ? req.t('release.no_responses_export')
+        : req.t('release.cell_too_long', { chars: loaded.release.longest_text })));
   });
 
   r.get('/datasets/:id/releases/:tag/diff', requireUser, (req, res) => {
@@ -126,7 +133,10 @@ export function releaseRoutes(app: AppContext): Router {
     if (against !== 'now' && !other) return sendError(req, res, 404, req.t('err.not_found'));
     const before = [...releases.records(release)].map(storedAsDiff);
     const after: Iterable<DiffInput> = other ? [...releases.records(other)].map(storedAsDiff) : releases.current(dataset.id, release.with_responses === 1);
-    sendDocument(res, DiffPage({ ctx: pageContext(req), dataset, from: release.tag, to: other?.tag ?? null, diff: diffReleases(before, after) }));
+    const diff = diffReleases(before, after);
+    // Changed gold values tell the gold: hidden from whoever may still label items blind (access/permissions.ts).
+    const goldHidden = !app.access.mayReadAllLabels(req.user, dataset.id);
+    sendDocument(res, DiffPage({ ctx: pageContext(req), dataset, from: release.tag, to: other?.tag ?? null, diff: goldHidden ? { ...diff, gold: [] } : diff, goldHidden }));
   });
 
   r.post('/datasets/:id/releases/:tag/delete', admin, (req, res) => {

@@ -196,6 +196,29 @@ describe('diff', () => {
   });
 });
 
+describe('gold values and blind labellers', () => {
+  it('refuses a labeller who may still label items the release exports that carry gold, and hides changed gold in the diff', async () => {
+    release('v1');
+    await importRows([{ ...ROWS[0], 'human.correct': 'no' }], expertId, adminId); // the gold value of this item changes
+    release('v2');
+    const blind = await loginAs(app, 'blind@example.com', 'expert');
+    const blindId = app.ctx.users.queries.byEmail('blind@example.com')!.id;
+    app.ctx.labels.setAssignment(adminId, datasetId, app.ctx.datasets.get(datasetId)!.version, 1, [{ userId: blindId, label: true, adjudicate: false }]);
+    for (const query of ['format=ragas-jsonl&responses=1', 'format=xlsx&responses=1', 'format=goldset-jsonl']) {
+      expect((await blind.get(`/datasets/${datasetId}/releases/v1/export?${query}`)).status, query).toBe(403);
+    }
+    const token = app.ctx.tokens.create(blindId, 'ci');
+    expect((await apiGet(`/api/v1/datasets/${datasetId}/releases/v1/export?format=ragas-jsonl&responses=1`, token)).status).toBe(403);
+    expect((await apiGet(`/api/v1/datasets/${datasetId}/releases/v1/export?format=ragas-jsonl`, token)).status).toBe(200);
+    expect((await blind.get(`/datasets/${datasetId}/releases/v1/export?format=ragas-jsonl`)).status).toBe(200);
+    const diff = await blind.get(`/datasets/${datasetId}/releases/v1/diff?against=v2`);
+    expect(diff.status).toBe(200);
+    expect(diff.text).toContain('0 gold labels changed');
+    expect(diff.text).toContain('ask an adjudicator or an admin');
+    expect((await admin.get(`/datasets/${datasetId}/releases/v1/diff?against=v2`)).text).toContain('1 gold labels changed');
+  });
+});
+
 async function viewerToken(): Promise<string> {
   const user = app.ctx.users.queries.byEmail('viewer@example.com') ?? await app.ctx.users.createUser(null, { email: 'viewer@example.com', name: 'V', password: 'a long enough password', role: 'viewer' });
   return app.ctx.tokens.create(user.id, 'ci');

@@ -159,7 +159,7 @@ export function ReleasePage({ ctx, dataset, release: r, others, apiBase, canDele
   );
 }
 
-export interface DiffPageModel { ctx: PageContext; dataset: DatasetRef; from: string; to: string | null; diff: ReleaseDiff }
+export interface DiffPageModel { ctx: PageContext; dataset: DatasetRef; from: string; to: string | null; diff: ReleaseDiff; /** The changed gold values are not shown to this user (they may still label items blind). */ goldHidden?: boolean }
 
 /** Lists show their first items; the counts say how many there are. */
 const SHOWN = 200;
@@ -168,7 +168,7 @@ function More({ ctx, n }: { ctx: PageContext; n: number }) {
   return n > SHOWN ? <p class="sub">{ctx.t('diff.more', { n: n - SHOWN })}</p> : null;
 }
 
-export function DiffPage({ ctx, dataset, from, to, diff }: DiffPageModel) {
+export function DiffPage({ ctx, dataset, from, to, diff, goldHidden = false }: DiffPageModel) {
   const { t } = ctx;
   const target = to ?? t('diff.now');
   const gold = (v: string | null) => v ?? <span class="sub">{t('diff.no_gold')}</span>;
@@ -181,6 +181,7 @@ export function DiffPage({ ctx, dataset, from, to, diff }: DiffPageModel) {
       <section class="card" role="status" id="diff-summary">
         <p><strong>{t('diff.summary', { added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length, unchanged: diff.unchanged })}</strong></p>
         <p>{t('diff.responses_summary', { added: diff.responsesAdded.length, removed: diff.responsesRemoved.length, gold: diff.gold.length })}</p>
+        {goldHidden && <p class="hint">{t('export.labels_blind')}</p>}
         {(diff.criteria.added.length + diff.criteria.removed.length + diff.criteria.changed.length) > 0 && (
           <p>{t('diff.criteria', { added: diff.criteria.added.join(', ') || '0', removed: diff.criteria.removed.join(', ') || '0', changed: diff.criteria.changed.join(', ') || '0' })}</p>
         )}
