@@ -213,7 +213,7 @@ describe('the estimate', () => {
     const res = await goldset(['estimate', '--dataset', 'HR', '--criterion', 'correct', '--run', 'ragas', '--json']);
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
-    expect(Object.keys(out)).toEqual(['n_labelled', 'n_unlabelled', 'lambda', 'judge_only', 'gold_only', 'corrected', 'effective_labels', 'labels_needed', 'sample', 'bias']);
+    expect(Object.keys(out)).toEqual(['n_labelled', 'n_unlabelled', 'lambda', 'judge_only', 'gold_only', 'corrected', 'effective_labels', 'labels_needed', 'sample', 'bias', 'release']);
     expect(Object.keys(out.corrected)).toEqual(['estimate', 'ci95']);
     expect(Object.keys(out.labels_needed)).toEqual(['half_width', 'corrected', 'gold_only']);
     expect(Object.keys(out.sample)).toEqual(['drawn', 'completed', 'missing']);
