@@ -19,6 +19,7 @@ import { examplesError, exampleSkeleton } from './example-messages.ts';
 import { strToU8, zipSync } from 'fflate';
 import { calibratedJudge, ExportJudgeError } from '../calibration/export-judge.ts';
 import { MetricsPage, type MetricView, type PromptDraft } from '../../views/pages/metrics.tsx';
+import { ArchivedError } from '../datasets/archived.ts';
 
 const ExampleList = z.array(z.unknown());
 
@@ -161,7 +162,8 @@ export function metricRoutes(app: AppContext): Router {
     let saved: boolean;
     try {
       saved = Number.isInteger(version) && version >= 0 && app.metricSettings.save(req.user!.id, dataset.id, key, given, version);
-    } catch {
+    } catch (err) {
+      if (err instanceof ArchivedError) throw err; // answered 409 like every write to an archived dataset
       return sendDocument(res, page(req, dataset.id, { errors: { settings: req.t('err.run_bad_setting') } }), 422);
     }
     if (!saved) return sendDocument(res, page(req, dataset.id, { errors: { settings: req.t('ragas.settings_stale') } }), 409);

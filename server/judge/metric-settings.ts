@@ -3,6 +3,7 @@
 // the CLI's override) and records them, so it is scored, and its calibrations judged, with those.
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
+import { writableGuard } from '../datasets/archived.ts';
 
 export type MetricSettings = Record<string, string>;
 
@@ -31,6 +32,7 @@ export function resolveSettings(metricKey: string, ...given: (MetricSettings | u
 }
 
 export function metricSettingsStore(db: DB, audit: AuditQueries) {
+  const writable = writableGuard(db);
   const s = {
     get: db.prepare<[number, string], { settings: string; version: number }>('SELECT settings, version FROM metric_setting WHERE dataset_id = ? AND metric_key = ?'),
     insert: db.prepare(`INSERT INTO metric_setting (dataset_id, metric_key, settings, updated_by) VALUES (?, ?, ?, ?)
@@ -46,6 +48,7 @@ export function metricSettingsStore(db: DB, audit: AuditQueries) {
     },
     /** Stores new settings if `version` is still the stored one; false when someone changed them meanwhile. */
     save(actorId: number | null, datasetId: number, metricKey: string, settings: MetricSettings, version: number): boolean {
+      writable(datasetId);
       const value = resolveSettings(metricKey, settings);
       return db.transaction(() => {
         const before = s.get.get(datasetId, metricKey);

@@ -93,6 +93,7 @@ describe('archived datasets', () => {
       ['import a file', async () => (await admin.upload(`/datasets/${id}/import`, 'more.jsonl', '{"question": "Imported?"}')).status],
       ['push through the API', async () => (await fetch(`${app.url}/api/v1/datasets/${id}/responses`, { method: 'POST',
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '[{"question": "API?", "response": "a"}]' })).status],
+      ['change a metric setting', async () => (await admin.post(`/datasets/${id}/metrics/answer_relevancy/settings`, { noncommittal: 'any', version: 0 })).status],
       ['draw an estimation sample', async () => (await admin.post(`/datasets/${id}/estimate/samples`, { system: '', size: 2, seed: 1 })).status],
       ['change the assignment', async () => (await admin.post(`/datasets/${id}/assignment`, { overlap: 2, version })).status],
       ['rename while archived', async () => (await admin.post(`/datasets/${id}/settings`, { name: 'Renamed', language: 'en', description: '', domain: '', archived: '1', version })).status],
