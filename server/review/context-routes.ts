@@ -41,7 +41,7 @@ const VerdictForm = z.object({
 
 export function contextReviewRoutes(app: AppContext): Router {
   const r = Router();
-  const { datasets, runner, criteria, labels, responses, contextCalibration } = app;
+  const { datasets, runner, criteria, labels, contextCalibration } = app;
   const q = contextReviewQueries(app.db, app.audit);
   const review = reviewQueries(app.db);
 

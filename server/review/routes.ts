@@ -53,7 +53,7 @@ export function parseTrace(json: string | null): Trace | null {
 
 export function reviewRoutes(app: AppContext): Router {
   const r = Router();
-  const { datasets, runner, criteria, labels, responses, calibration } = app;
+  const { datasets, runner, criteria, labels, calibration } = app;
   const q = reviewQueries(app.db);
 
   function loadRun(id: unknown): { run: RunRow; dataset: DatasetRow } | null {

@@ -2,17 +2,17 @@
 // context under review: the context with the judge's reason beside it, the experts' labels and rationales,
 // the response's other contexts, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
 import type { TraceStep } from '../../server/judge/types.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
-import { PARTS, VERDICTS, VERDICT_FILTERS, type VerdictFilter } from '../../server/review/queue.ts';
+import { PARTS, VERDICT_FILTERS, type VerdictFilter } from '../../server/review/queue.ts';
 import { contextStateQuery, DIRECTIONS, type ContextQueueItem, type ContextQueueState, type ContextVerdictRow, type Direction } from '../../server/review/context-queue.ts';
 import { reviewText } from '../../server/review/text.ts';
 import { Highlighted } from './label.tsx';
+import { VerdictForm } from './review-verdict-form.tsx';
 import { Crumbs, filterLabel, TraceSteps, VerdictBadge } from './review.tsx';
 
 const TEXT_CHARS = 160;
@@ -143,7 +143,6 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
   const goldChoice = values.gold ?? (here.judge === null ? '' : String(here.judge));
   const guidelines = `/datasets/${dataset.id}/criteria#gl-${criterion.id}`;
   const title = t('ctxr.item_title', { id: response.id, rank: here.rank });
-  const err = (name: string) => (errors?.[name] ? <p class="error" id={`cv-${name}-error`} role="alert">{errors[name]}</p> : null);
   const pager = (where: 'top' | 'bottom') => (
     <nav class="pager" aria-label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')}>
       {prev ? <a class="btn ghost small" rel="prev" href={`${base}/${prev.rid}/${prev.rank}?${query}`}>{r('review.prev_item')}</a> : <span />}
@@ -205,51 +204,12 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
               </>
             ) : <p class="sub">{r('review.no_verdict')}</p>}
             {dataset.archived ? <p class="hint">{r('review.archived')}</p> : !canRecord ? <p class="hint">{r('review.read_only')}</p> : (
-              <form method="post" action={`${base}/${response.id}/${here.rank}?${query}`} novalidate aria-labelledby="verdict-form-heading">
-                <Csrf token={ctx.csrfToken} />
-                <input type="hidden" name="verdict_version" value={item.verdict?.version ?? 0} />
-                <input type="hidden" name="gold_version" value={item.adjudication?.version ?? 0} />
-                <h3 id="verdict-form-heading">{r('review.form_title')}</h3>
-                {errors?._form && <div class="alert" role="alert">{errors._form}</div>}
-                <fieldset class={errors?.verdict ? 'criterion has-error' : 'criterion'} aria-describedby={errors?.verdict ? 'cv-verdict-error' : undefined}>
-                  <legend>{r('review.verdict')}</legend>
-                  {VERDICTS.map((v) => (
-                    <div>
-                      <label class="option" for={`cv-${v}`}>
-                        <input id={`cv-${v}`} type="radio" name="verdict" value={v} checked={chosen === v} aria-describedby={`cv-${v}-hint`} />
-                        {r(`review.verdict_${v}`)}
-                      </label>
-                      <p class="hint" id={`cv-${v}-hint`}>
-                        {t(`ctxr.verdict_${v}_hint`)}
-                        {v === 'ambiguous' && <> <a href={guidelines}>{r('review.guidelines_link', { criterion: criterion.name })}</a></>}
-                      </p>
-                    </div>
-                  ))}
-                  {err('verdict')}
-                </fieldset>
-                {canAdjudicate ? (
-                  <div class={errors?.gold ? 'field has-error' : 'field'}>
-                    <label for="cv-gold">{t('ctxr.correct_gold')}</label>
-                    <select id="cv-gold" name="gold" aria-describedby={errors?.gold ? 'cv-gold-hint cv-gold-error' : 'cv-gold-hint'}>
-                      <option value="" selected={goldChoice === ''}>{r('review.keep_gold')}</option>
-                      <option value="1" selected={goldChoice === '1'}>{t('ctxr.relevant')}</option>
-                      <option value="0" selected={goldChoice === '0'}>{t('ctxr.not_relevant')}</option>
-                    </select>
-                    <p class="hint" id="cv-gold-hint">{t('ctxr.correct_gold_hint')}</p>
-                    {err('gold')}
-                  </div>
-                ) : <p class="hint">{r('review.cannot_adjudicate')}</p>}
-                <div class={errors?.note ? 'field has-error' : 'field'}>
-                  <label for="cv-note">{r('review.note')}</label>
-                  <textarea id="cv-note" name="note" rows={3} maxLength={2000} aria-describedby={errors?.note ? 'cv-note-hint cv-note-error' : 'cv-note-hint'}>{note}</textarea>
-                  <p class="hint" id="cv-note-hint">{r('review.note_hint')}</p>
-                  {err('note')}
-                </div>
-                <div class="actions">
-                  <button class="btn primary" type="submit">{r('review.save')}</button>
-                  <button class="btn" type="submit" name="next" value="1">{r('review.save_next')}</button>
-                </div>
-              </form>
+              <VerdictForm ctx={ctx} action={`${base}/${response.id}/${here.rank}?${query}`} prefix="cv" chosen={chosen} note={note} errors={errors}
+                versions={{ verdict: item.verdict?.version ?? 0, gold: item.adjudication?.version ?? 0 }}
+                verdictHint={(v) => t(`ctxr.verdict_${v}_hint`)} guidelines={{ href: guidelines, criterion: criterion.name }}
+                gold={canAdjudicate ? { label: t('ctxr.correct_gold'), hint: t('ctxr.correct_gold_hint'), choice: goldChoice,
+                  options: [{ value: '1', label: t('ctxr.relevant') }, { value: '0', label: t('ctxr.not_relevant') }] } : null}
+                cannotAdjudicate />
             )}
           </section>
         </div>

@@ -1,7 +1,7 @@
 // The audit queue (items where judge and gold disagree, worst first) and one item under review: the item,
 // the experts' labels and rationales, the judge's trace, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf } from '../components.tsx';
+import { VerdictForm } from './review-verdict-form.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow, ScoreRow } from '../../server/judge/run-queries.ts';
@@ -14,11 +14,10 @@ import type { VerdictRow } from '../../server/calibration/service.ts';
 import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
 import { stepTitle } from './runs.tsx';
 import { Highlighted } from './label.tsx';
-import { PARTS, VERDICTS, VERDICT_FILTERS, type Comparison, type QueueItem, type Verdict, type VerdictFilter } from '../../server/review/queue.ts';
+import { PARTS, VERDICT_FILTERS, type Comparison, type QueueItem, type Verdict, type VerdictFilter } from '../../server/review/queue.ts';
 import { stateQuery, type QueueState } from '../../server/review/state.ts';
 import { reviewText, type RT } from '../../server/review/text.ts';
 import { TraceCut } from '../trace-cut.tsx';
-import { LIMITS } from '../../server/limits.ts';
 
 const BADGE: Record<VerdictFilter, string> = { none: 'badge', judge_right: 'badge run-running', expert_right: 'badge score-error', ambiguous: 'badge status-in_review', any: 'badge' };
 const QUESTION_CHARS = 140;
@@ -271,7 +270,6 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
       {next !== undefined ? <a class="btn ghost small" rel="next" href={`${base}/${next}?${q}`}>{r('review.next_item')}</a> : <span />}
     </nav>
   );
-  const err = (name: string) => errors?.[name] ? <p class="error" id={`rv-${name}-error`} role="alert">{errors[name]}</p> : null;
   return (
     <Layout ctx={ctx} title={r('review.item_title', { id: response.id })} wide>
       <Crumbs ctx={ctx} dataset={dataset} run={run} tail={<><a href={`${base}?${q}`}>{r('review.title')}</a> / #{response.id}</>} />
@@ -333,50 +331,11 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
             ) : <p class="sub">{r('review.no_verdict')}</p>}
             {item.verdict?.verdict === 'ambiguous' && <p><a href={guidelines}>{r('review.guidelines_link', { criterion: criterion.name })}</a></p>}
             {dataset.archived ? <p class="hint">{r('review.archived')}</p> : !canRecord ? <p class="hint">{r('review.read_only')}</p> : (
-              <form method="post" action={`${base}/${response.id}?${q}`} novalidate aria-labelledby="verdict-form-heading">
-                <Csrf token={ctx.csrfToken} />
-                <input type="hidden" name="verdict_version" value={item.verdict?.version ?? 0} />
-                <input type="hidden" name="gold_version" value={item.adjudication?.version ?? 0} />
-                <h3 id="verdict-form-heading">{r('review.form_title')}</h3>
-                {errors?._form && <div class="alert" role="alert">{errors._form}</div>}
-                <fieldset class={errors?.verdict ? 'criterion has-error' : 'criterion'} aria-describedby={errors?.verdict ? 'rv-verdict-error' : undefined}>
-                  <legend>{r('review.verdict')}</legend>
-                  {VERDICTS.map((v) => (
-                    <div>
-                      <label class="option" for={`rv-${v}`}>
-                        <input id={`rv-${v}`} type="radio" name="verdict" value={v} checked={chosen === v} aria-describedby={`rv-${v}-hint`} />
-                        {r(`review.verdict_${v}`)}
-                      </label>
-                      <p class="hint" id={`rv-${v}-hint`}>
-                        {r(`review.verdict_${v}_hint`)}
-                        {v === 'ambiguous' && <> <a href={guidelines}>{r('review.guidelines_link', { criterion: criterion.name })}</a></>}
-                      </p>
-                    </div>
-                  ))}
-                  {err('verdict')}
-                </fieldset>
-                {correctable ? (
-                  <div class={errors?.gold ? 'field has-error' : 'field'}>
-                    <label for="rv-gold">{r('review.correct_gold')}</label>
-                    <select id="rv-gold" name="gold" aria-describedby={errors?.gold ? 'rv-gold-hint rv-gold-error' : 'rv-gold-hint'}>
-                      <option value="" selected={goldChoice === ''}>{r('review.keep_gold')}</option>
-                      {options.map((o) => <option value={o.value} selected={goldChoice === o.value}>{o.label}</option>)}
-                    </select>
-                    <p class="hint" id="rv-gold-hint">{r('review.correct_gold_hint')}</p>
-                    {err('gold')}
-                  </div>
-                ) : criterion.kind !== 'numeric' && <p class="hint">{r('review.cannot_adjudicate')}</p>}
-                <div class={errors?.note ? 'field has-error' : 'field'}>
-                  <label for="rv-note">{r('review.note')}</label>
-                  <textarea id="rv-note" name="note" rows={3} maxLength={LIMITS.note} aria-describedby={errors?.note ? 'rv-note-hint rv-note-error' : 'rv-note-hint'}>{note}</textarea>
-                  <p class="hint" id="rv-note-hint">{r('review.note_hint')}</p>
-                  {err('note')}
-                </div>
-                <div class="actions">
-                  <button class="btn primary" type="submit">{r('review.save')}</button>
-                  <button class="btn" type="submit" name="next" value="1">{r('review.save_next')}</button>
-                </div>
-              </form>
+              <VerdictForm ctx={ctx} action={`${base}/${response.id}?${q}`} prefix="rv" chosen={chosen} note={note} errors={errors}
+                versions={{ verdict: item.verdict?.version ?? 0, gold: item.adjudication?.version ?? 0 }}
+                verdictHint={(v) => r(`review.verdict_${v}_hint`)} guidelines={{ href: guidelines, criterion: criterion.name }}
+                gold={correctable ? { label: r('review.correct_gold'), hint: r('review.correct_gold_hint'), options, choice: goldChoice } : null}
+                cannotAdjudicate={criterion.kind !== 'numeric'} />
             )}
           </section>
         </div>
