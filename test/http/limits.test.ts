@@ -1,5 +1,5 @@
 // The input limits of server/limits.ts hold for every way data gets in. The same over-limit values go
-// through the web form, CSV, JSONL and JSON uploads, the JSON API and the CLI: each refuses them
+// through the web form, CSV, XLSX, JSONL and JSON uploads, the JSON API and the CLI: each refuses them
 // with an error naming the row and field, in the user's language, and stores nothing. Values at the
 // limit are accepted, so no entry point is stricter than the table either.
 import fs from 'node:fs';
@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
 import { LIMITS } from '../../server/limits.ts';
+import { XlsxWriter } from '../../server/xlsx/write.ts';
+import { MAX_CELL_CHARS } from '../../server/xlsx/text.ts';
 import { ADMIN, Client, setupAdmin, startTestApp, type TestApp } from '../helpers.ts';
 
 let app: TestApp;
@@ -60,8 +62,21 @@ const counts = () => app.ctx.db.prepare(`SELECT (SELECT count(*) FROM sample WHE
   (SELECT count(*) FROM response WHERE dataset_id = @ds) AS responses, (SELECT count(*) FROM criterion WHERE dataset_id = @ds) AS criteria`).get({ ds });
 const NOTHING = { samples: 0, responses: 0, criteria: 0 };
 
+const cellsOf = (rows: Record<string, unknown>[]) => rows.map((r) => COLUMNS.map((c) => (Array.isArray(r[c]) ? JSON.stringify(r[c]) : String(r[c] ?? ''))));
+
 function csvOf(rows: Record<string, unknown>[]): string {
-  return stringify([COLUMNS, ...rows.map((r) => COLUMNS.map((c) => (Array.isArray(r[c]) ? JSON.stringify(r[c]) : r[c] ?? '')))]);
+  return stringify([COLUMNS, ...cellsOf(rows)]);
+}
+
+/** The same rows as a workbook's first sheet (text cells), as a spreadsheet user would upload them. */
+async function xlsxOf(rows: Record<string, unknown>[]): Promise<Buffer> {
+  const file = path.join(app.dir, 'limits.xlsx');
+  const w = new XlsxWriter(fs.createWriteStream(file), { mtime: new Date() });
+  await w.startSheet({ name: 'Limits', columns: COLUMNS.map((header) => ({ header, style: 'text' as const })) });
+  for (const r of cellsOf(rows)) await w.row(r);
+  await w.endSheet();
+  await w.finish();
+  return fs.readFileSync(file);
 }
 
 /** Asynchronous on purpose: the app under test lives in this process and must keep serving. */
@@ -102,21 +117,26 @@ describe('input limits through every entry point', () => {
     expect(counts()).toEqual(NOTHING);
   });
 
-  it('CSV, JSONL and JSON uploads name the row and field of each over-limit value and import nothing', async () => {
+  it('CSV, XLSX, JSONL and JSON uploads name the row and field of each over-limit value and import nothing', async () => {
     const rows = CASES.map((c) => c.row);
-    const files: [string, string][] = [
-      ['limits.csv', csvOf(rows)],
-      ['limits.jsonl', rows.map((r) => JSON.stringify(r)).join('\n')],
-      ['limits.json', JSON.stringify(rows, null, 0).replace(/\},\{/g, '},\n{')],
+    // A spreadsheet cell holds at most 32,767 characters: the sheet carries the cases that fit in one.
+    const inSheet = CASES.filter((c) => cellsOf([c.row])[0]!.every((v) => v.length <= MAX_CELL_CHARS));
+    const files: [string, string | Buffer, Case[]][] = [
+      ['limits.csv', csvOf(rows), CASES],
+      ['limits.xlsx', await xlsxOf(inSheet.map((c) => c.row)), inSheet],
+      ['limits.jsonl', rows.map((r) => JSON.stringify(r)).join('\n'), CASES],
+      ['limits.json', JSON.stringify(rows, null, 0).replace(/\},\{/g, '},\n{'), CASES],
     ];
+    expect(inSheet.length).toBeGreaterThan(CASES.length - 3);
     await admin.get(`/datasets/${ds}/import`);
-    for (const [name, content] of files) {
+    for (const [name, content, cases] of files) {
       const res = await admin.upload(`/datasets/${ds}/import`, name, content);
       expect(res.status, name).toBe(422);
-      CASES.forEach((c, i) => {
-        // CSV rows count the header as row 1; JSONL and this JSON file have one record per line.
-        const at = name.endsWith('.csv') ? `row ${i + 2}` : `line ${i + 1}`;
-        const unit = name.endsWith('.csv') ? 'column' : 'field';
+      cases.forEach((c, i) => {
+        // CSV and sheet rows count the header as row 1; JSONL and this JSON file have one record per line.
+        const tabular = name.endsWith('.csv') || name.endsWith('.xlsx');
+        const at = tabular ? `row ${i + 2}` : `line ${i + 1}`;
+        const unit = tabular ? 'column' : 'field';
         expect(res.text, `${name}: ${c.name}`).toMatch(new RegExp(`${at}: ${c.message.source.replace(/^'/, `${unit} '`)}`));
       });
     }
