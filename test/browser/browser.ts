@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { beforeEach } from 'vitest';
+import type { T } from '../../server/i18n/index.ts';
 
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'screenshots');
 
@@ -72,3 +73,19 @@ export async function logInThroughForm(page: Page, baseUrl: string, user: { emai
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.waitForURL('**/datasets');
 }
+
+/** Logs in through the login form in the page's language (labels from `t`) and waits for the datasets page. */
+export async function logIn(page: Page, baseUrl: string, user: { email: string; password: string }, t: T): Promise<void> {
+  await page.goto(baseUrl + '/login');
+  await page.getByLabel(t('field.email')).fill(user.email);
+  await page.getByLabel(t('field.password')).fill(user.password);
+  await page.getByRole('button', { name: t('login.submit') }).click();
+  await page.waitForURL('**/datasets');
+}
+
+/** Collects the page's script errors and console errors into `errors` (a test fails when it is not empty). */
+export function watchErrors(page: Page, errors: string[]): void {
+  page.on('pageerror', (e) => errors.push(`pageerror on ${page.url()}: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()} (${m.location().url})`); });
+}
+

@@ -10,7 +10,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
-import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure, watchErrors, logIn } from './browser.ts';
 
 const en = translator('en');
 const zh = translator('zh');
@@ -91,19 +91,6 @@ async function seed(app: TestApp): Promise<{ datasetId: number; ids: number[]; c
 }
 
 /** Collects uncaught script errors and console errors (CSP refusals and failed requests show up there). */
-function watchErrors(page: Page, errors: string[]): void {
-  page.on('pageerror', (e) => errors.push(`pageerror on ${page.url()}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()} (${m.location().url})`); });
-}
-
-async function logIn(page: Page, url: string, user: { email: string; password: string }, t: typeof en): Promise<void> {
-  await page.goto(url + '/login');
-  await page.getByLabel(t('field.email')).fill(user.email);
-  await page.getByLabel(t('field.password')).fill(user.password);
-  await page.getByRole('button', { name: t('login.submit') }).click();
-  await page.waitForURL('**/datasets');
-}
-
 /** What the report shows: two figures, the confusion heatmap's counts, and where the threshold is drawn. */
 async function readReport(page: Page, t: typeof en) {
   const report = page.locator('#report');

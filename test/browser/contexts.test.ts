@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../helpers.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { translator } from '../../server/i18n/index.ts';
 import { contextRows, GOLD, kindsOf, scriptJudge } from '../calibration/context-fixture.ts';
-import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure, watchErrors, logIn } from './browser.ts';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
@@ -28,19 +28,6 @@ const N = 24;
 /** The last two answers come without labels: Li labels them in the browser. */
 const UNLABELLED = 2;
 const NOTE = 'The footnote on working days is part of the answer: the judge should count it.';
-
-function watchErrors(page: Page, errors: string[]): void {
-  page.on('pageerror', (e) => errors.push(`pageerror on ${page.url()}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()} (${m.location().url})`); });
-}
-
-async function logIn(page: Page, url: string, user: { email: string; password: string }, t: typeof en): Promise<void> {
-  await page.goto(url + '/login');
-  await page.getByLabel(t('field.email')).fill(user.email);
-  await page.getByLabel(t('field.password')).fill(user.password);
-  await page.getByRole('button', { name: t('login.submit') }).click();
-  await page.waitForURL('**/datasets');
-}
 
 describe('per-context calibration: label contexts, run context_precision, report, review', () => {
   let app: TestApp;

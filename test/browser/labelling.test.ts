@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
-import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure, watchErrors, logIn } from './browser.ts';
 
 const en = translator('en');
 const zh = translator('zh');
@@ -50,19 +50,6 @@ async function expectFocus(page: Page, id: string | null): Promise<void> {
 }
 
 /** Collects uncaught script errors and console errors (CSP refusals and failed requests show up there). */
-function watchErrors(page: Page, errors: string[]): void {
-  page.on('pageerror', (e) => errors.push(`pageerror on ${page.url()}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()} (${m.location().url})`); });
-}
-
-async function logIn(page: Page, url: string, user: { email: string; password: string }, t: typeof en): Promise<void> {
-  await page.goto(url + '/login');
-  await page.getByLabel(t('field.email')).fill(user.email);
-  await page.getByLabel(t('field.password')).fill(user.password);
-  await page.getByRole('button', { name: t('login.submit') }).click();
-  await page.waitForURL('**/datasets');
-}
-
 /** The workspace shows this item and app.js has made its first criterion the current one. */
 async function workspaceReady(page: Page, responseId: number, firstCriterion: number): Promise<void> {
   await page.locator(`#workspace[data-response="${responseId}"] fieldset.criterion.current[data-criterion="${firstCriterion}"]`).waitFor();

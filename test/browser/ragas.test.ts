@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
-import { launchBrowser, newContext, screenshot, SCREENSHOT_DIR, stopAtFirstFailure } from './browser.ts';
+import { launchBrowser, newContext, screenshot, SCREENSHOT_DIR, stopAtFirstFailure, logIn } from './browser.ts';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
@@ -52,14 +52,6 @@ beforeAll(async () => {
 });
 afterAll(async () => { await browser?.close(); await app?.close(); await fake?.close(); });
 
-async function logIn(page: Page, t: typeof en): Promise<void> {
-  await page.goto(app.url + '/login');
-  await page.getByLabel(t('field.email')).fill(ADMIN.email);
-  await page.getByLabel(t('field.password')).fill(ADMIN.password);
-  await page.getByRole('button', { name: t('login.submit') }).click();
-  await page.waitForURL('**/datasets');
-}
-
 /** What Ragas writes back: its own fields and score columns, no system, no human.* labels (pandas to_csv). */
 function ragasResults(): string {
   const py = (xs: string[]) => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
@@ -76,7 +68,7 @@ describe('Ragas round trip in the browser', () => {
     const context = await newContext(browser);
     page = await context.newPage();
     pages.push(page);
-    await logIn(page, en);
+    await logIn(page, app.url, ADMIN, en);
     await page.goto(`${app.url}/datasets/${datasetId}/import`);
     const file = path.join(app.dir, 'results.csv');
     fs.writeFileSync(file, ragasResults());
@@ -161,7 +153,7 @@ describe('Ragas round trip in the browser', () => {
     const context = await newContext(browser, { locale: 'zh-CN' });
     const zhPage = await context.newPage();
     pages.push(zhPage);
-    await logIn(zhPage, zh);
+    await logIn(zhPage, app.url, ADMIN, zh);
     await zhPage.goto(`${app.url}/datasets/${datasetId}/metrics`);
     const faithfulness = zhPage.locator('#m-faithfulness');
     await faithfulness.locator('summary').click();
