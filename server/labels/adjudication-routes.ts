@@ -50,7 +50,7 @@ export function adjudicationRoutes(app: AppContext): Router {
 
   /** Response ids with an open expert disagreement, in id order (kept until the labels change). */
   function openDisagreements(datasetId: number): readonly number[] {
-    return derived.get(datasetId, 'disagreements:ids', () => [...new Set(labels.disagreements(datasetId, -1, 0).map((d) => d.response_id))]);
+    return labels.openDisagreements(datasetId).ids();
   }
 
   /** The next response after this one with an open disagreement, wrapping around; null when there is none other. */

@@ -13,6 +13,8 @@ import { checkText, LIMITS } from '../limits.ts';
 import { accessFacts } from '../access/facts.ts';
 import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
 import { labelHistory } from './history.ts';
+import type { DerivedCache } from '../db/derived-cache.ts';
+import { openDisagreementsTracker } from './open-disagreements.ts';
 
 export class LabelError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
@@ -55,8 +57,12 @@ function checkTexts(input: AnnotationInput): void {
 
 export const valueKey = (criterionId: number, contextIndex: number) => (contextIndex < 0 ? `${criterionId}` : `${criterionId}:${contextIndex}`);
 
-export function labelService(db: DB, audit: AuditQueries) {
+/** Names a response a write changes (see open-disagreements.ts). */
+type Touch = (responseId: number) => void;
+
+export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache) {
   const q = labelQueries(db);
+  const open = openDisagreementsTracker(db, derived);
   const writable = writableGuard(db);
   const facts = accessFacts(db);
   const cutoff = () => new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString();
@@ -154,13 +160,49 @@ export function labelService(db: DB, audit: AuditQueries) {
     return { responseId: id, annotation, labels: q.labelsOf.all(annotation.id) };
   }
 
-  const saveTx = db.transaction(save);
-  const handOutTx = db.transaction(handOut);
+  /**
+   * Runs `write` in a transaction that keeps the dataset's open disagreements current: `write`
+   * names every response it writes to (see open-disagreements.ts), and once the transaction has
+   * committed the kept count follows without a recount of the dataset.
+   */
+  function tracked<A extends unknown[], R>(datasetOf: (args: NoInfer<A>) => number, write: (touch: Touch, ...args: A) => R) {
+    const tx = db.transaction((...args: A): [R, () => void] => {
+      // Inside someone else's transaction the write may still be rolled back after it returns: keep nothing then.
+      const w = open.begin(datasetOf(args), outer);
+      const result = write(w.touch, ...args);
+      return [result, w.done()];
+    });
+    let outer = false;
+    return (...args: A): R => {
+      outer = db.inTransaction;
+      const [result, committed] = tx(...args);
+      committed();
+      return result;
+    };
+  }
+
+  const saveTx = tracked((args) => args[1].dataset_id,
+    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted', expectedVersion: number | null) => {
+      touch(response.id);
+      return save(user, response, criteria, input, state, expectedVersion);
+    });
+  const handOutTx = tracked((args) => args[0], (touch: Touch, datasetId: number, userId: number, overlap: number, after: number) => {
+    const handed = handOut(datasetId, userId, overlap, after);
+    if (handed) touch(handed.responseId);
+    return handed;
+  });
   // Saving and handing out the next item in one transaction: one commit per request instead of two.
-  const submitAndHandOutTx = db.transaction((user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput,
-    expectedVersion: number | null, overlap: number) => {
-    save(user, response, criteria, input, 'submitted', expectedVersion);
-    return handOut(response.dataset_id, user.id, overlap, 0);
+  const submitAndHandOutTx = tracked((args) => args[1].dataset_id,
+    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number) => {
+      touch(response.id);
+      save(user, response, criteria, input, 'submitted', expectedVersion);
+      const handed = handOut(response.dataset_id, user.id, overlap, 0);
+      if (handed) touch(handed.responseId);
+      return handed;
+    });
+  const adjudicateTx = tracked((args) => args[0], (touch: Touch, _datasetId: number, responseId: number, write: () => AdjudicationRow) => {
+    touch(responseId);
+    return write();
   });
 
   return {
@@ -227,7 +269,7 @@ export function labelService(db: DB, audit: AuditQueries) {
       if (value === null) throw new LabelError('err.label_invalid', 'value', { criterion: criterion.name });
       if (!reason.trim()) throw new LabelError('err.reason_required', 'reason');
       if (reason.length > LIMITS.reason) throw new LabelError('err.too_long_limit', 'reason', { limit: LIMITS.reason });
-      return db.transaction(() => {
+      return adjudicateTx(criterion.dataset_id, responseId, () => {
         writable(criterion.dataset_id);
         const existing = q.adjudication.get(responseId, criterion.id, contextIndex);
         if ((existing?.version ?? 0) !== expectedVersion) throw new LabelConflict(existing ?? null);
@@ -242,11 +284,14 @@ export function labelService(db: DB, audit: AuditQueries) {
           before: existing ? { value: existing.value, reason: existing.reason, by: existing.adjudicator_email } : undefined,
           after: { response: responseId, criterion: criterion.name, context_index: contextIndex, value, reason } });
         return after;
-      })();
+      });
     },
 
     disagreements: (datasetId: number, limit: number, offset: number) => q.disagreements.all({ ds: datasetId, limit, offset }),
+    /** Open expert disagreements counted afresh over the whole dataset (what openDisagreements keeps). */
     disagreementCount: (datasetId: number) => q.disagreementCount.get(datasetId) as number,
+    /** Open expert disagreements of the dataset: their number and the responses (kept, and kept current by this service's writes). */
+    openDisagreements: (datasetId: number) => open.of(datasetId),
 
     /** Keeps the queue counters right after labels arrive in bulk (imports). */
     recount(datasetId: number): void {
