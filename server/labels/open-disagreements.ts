@@ -81,7 +81,8 @@ export function openDisagreementsTracker(db: DB, derived: DerivedCache) {
      * `nested` (the transaction is part of an outer one, which may yet roll back) nothing is updated.
      */
     begin(datasetId: number, nested = false): TrackedWrite {
-      const from = nested ? undefined : s.version.get(datasetId);
+      // Nothing kept (nobody looked since the last recount was dropped): nothing to update, no query.
+      const from = nested || !derived.keeps(datasetId, KEY) ? undefined : s.version.get(datasetId);
       const kept = from === undefined ? undefined : derived.peek<Kept>(datasetId, KEY, from);
       const touched = new Set<number>();
       return {

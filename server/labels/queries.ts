@@ -59,6 +59,8 @@ export function labelQueries(db: DB) {
     contextCount: db.prepare<[number], number>('SELECT json_array_length(retrieved_contexts) FROM response WHERE id = ?').pluck(),
     labelsOf: db.prepare<[number], LabelValueRow>('SELECT * FROM label WHERE annotation_id = ?'),
     deleteLabels: db.prepare<[number]>('DELETE FROM label WHERE annotation_id = ?'),
+    /** Deletes an annotation's labels and returns them (one statement where the audit needs the values before a change). */
+    takeLabels: db.prepare<[number], LabelValueRow>('DELETE FROM label WHERE annotation_id = ? RETURNING *'),
     insertLabel: db.prepare('INSERT INTO label (annotation_id, criterion_id, context_index, value) VALUES (?, ?, ?, ?)'),
     submittedFor: db.prepare<[number], AnnotationRow>(`SELECT a.*, u.email AS annotator_email FROM annotation a JOIN user u ON u.id = a.annotator_id
       WHERE a.response_id = ? AND a.state = 'submitted' ORDER BY a.submitted_at`),

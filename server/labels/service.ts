@@ -123,9 +123,11 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache)
       saved = q.insertAnnotation.get({ response_id: response.id, dataset_id: response.dataset_id, annotator_id: user.id, state,
         rationale: input.rationale, corrected_answer: input.corrected_answer, submitted_at: submittedAt })!;
     }
-    // The labels before the change are only for the audit event, which only submissions record.
-    const before = existing && state === 'submitted' ? q.labelsOf.all(existing.id) : [];
-    if (existing) q.deleteLabels.run(existing.id); // a new annotation has none
+    // The labels before the change are only for the audit event, which only submissions record
+    // (deleted and read in one statement); a new annotation has none.
+    let before: LabelValueRow[] = [];
+    if (existing && state === 'submitted') before = q.takeLabels.all(existing.id).sort((a, b) => a.criterion_id - b.criterion_id || a.context_index - b.context_index);
+    else if (existing) q.deleteLabels.run(existing.id);
     for (const v of values) q.insertLabel.run(saved.id, v.criterion_id, v.context_index, v.value);
     if (nextState === 'submitted' && existing?.state !== 'submitted') {
       const submitted = q.bumpResponse.get(response.id)!;
@@ -151,8 +153,8 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache)
   // Runs inside a transaction. The item is reserved for the expert it is shown to (a fresh draft
   // keeps the queue from handing it to others, see CLAIM_MINUTES); the reserving statement returns
   // the expert's annotation of it, which the workspace shows.
-  function handOut(datasetId: number, userId: number, overlap: number, after: number): HandedOut | null {
-    writable(datasetId); // handing out reserves the item (a draft)
+  function handOut(datasetId: number, userId: number, overlap: number, after: number, checked = false): HandedOut | null {
+    if (!checked) writable(datasetId); // handing out reserves the item (a draft); `checked`: this transaction checked already
     const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), ...queuePosition(from) })?.id;
     const id = next(after) ?? (after > 0 ? next(0) : undefined); // wrap around after skipping
     if (id === undefined) return null;
@@ -195,8 +197,8 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache)
   const submitAndHandOutTx = tracked((args) => args[1].dataset_id,
     (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number) => {
       touch(response.id);
-      save(user, response, criteria, input, 'submitted', expectedVersion);
-      const handed = handOut(response.dataset_id, user.id, overlap, 0);
+      save(user, response, criteria, input, 'submitted', expectedVersion); // checks that the dataset is writable
+      const handed = handOut(response.dataset_id, user.id, overlap, 0, true);
       if (handed) touch(handed.responseId);
       return handed;
     });
