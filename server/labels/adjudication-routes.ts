@@ -117,8 +117,9 @@ export function adjudicationRoutes(app: AppContext): Router {
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     if (!labels.canAdjudicate(dataset.id, req.user)) return sendError(req, res, 403, req.t('err.not_adjudicator'));
     const page = Math.max(1, Number(req.query.page) || 1);
-    // Finding disagreements reads every item's labels (~0.2 s at 100,000): kept until the labels change.
-    const rows = derived.get(dataset.id, `disagreements:${page}`, () => labels.disagreements(dataset.id, PAGE + 1, (page - 1) * PAGE));
+    // Finding disagreements reads every item's labels (~0.2 s at 100,000): the open slots are kept (and
+    // updated by every label save), so a page groups the labels of its own responses only.
+    const rows = labels.disagreementsPage(dataset.id, PAGE + 1, (page - 1) * PAGE);
     const byId = new Map(criteria.forDataset(dataset.id).map((c) => [c.id, c]));
     sendDocument(res, DisagreementsPage({ ctx: pageContext(req), dataset, rows: rows.slice(0, PAGE).filter((x) => byId.has(x.criterion_id)), criteria: byId, page, more: rows.length > PAGE }));
   });

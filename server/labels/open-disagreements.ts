@@ -18,6 +18,12 @@ export interface OpenDisagreements {
   readonly count: number;
   /** Response ids with an open disagreement, ascending. */
   ids(): readonly number[];
+  /**
+   * Where open slots offset … offset + limit − 1 (in response, criterion, context order) lie: the
+   * responses from `first` to `last` hold them, and `skip` slots of `first` come before them; null
+   * when there are none.
+   */
+  window(offset: number, limit: number): { first: number; last: number; skip: number } | null;
 }
 
 // The kept value: open slots per response, the total, and the sorted ids (rebuilt when asked after
@@ -33,6 +39,18 @@ class Kept implements OpenDisagreements {
   ids(): readonly number[] {
     this.state.sorted ??= [...this.perResponse.keys()].sort((a, b) => a - b);
     return this.state.sorted;
+  }
+  window(offset: number, limit: number): { first: number; last: number; skip: number } | null {
+    const ids = this.ids();
+    let before = 0;
+    let k = 0;
+    while (k < ids.length && before + this.perResponse.get(ids[k]!)! <= offset) before += this.perResponse.get(ids[k++]!)!;
+    if (k === ids.length || limit <= 0) return null;
+    const first = ids[k]!;
+    const skip = offset - before;
+    let covered = this.perResponse.get(first)! - skip;
+    while (covered < limit && k + 1 < ids.length) covered += this.perResponse.get(ids[++k]!)!;
+    return { first, last: ids[k]!, skip };
   }
   set(responseId: number, n: number): void {
     const before = this.perResponse.get(responseId) ?? 0;

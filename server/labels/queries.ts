@@ -104,6 +104,17 @@ export function labelQueries(db: DB) {
       HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
         AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)
       ORDER BY a.response_id, l.criterion_id, l.context_index LIMIT @limit OFFSET @offset`),
+    /** The rows of `disagreements` for the responses first … last (a page found from the kept open slots, see open-disagreements.ts). */
+    disagreementsBetween: db.prepare<{ ds: number; first: number; last: number }, DisagreementRow>(`
+      SELECT a.response_id, l.criterion_id, l.context_index, count(*) AS n, json_group_array(l.value) AS "values",
+        substr(s.question, 1, ${PREVIEW_CHARS}) AS question, r.system
+      FROM label l JOIN annotation a ON a.id = l.annotation_id JOIN criterion c ON c.id = l.criterion_id
+        JOIN response r ON r.id = a.response_id JOIN sample s ON s.id = r.sample_id
+      WHERE a.dataset_id = @ds AND a.response_id BETWEEN @first AND @last AND a.state = 'submitted' AND c.kind <> 'numeric' AND c.archived = 0
+      GROUP BY a.response_id, l.criterion_id, l.context_index
+      HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
+        AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)
+      ORDER BY a.response_id, l.criterion_id, l.context_index`),
     disagreementCount: db.prepare<[number], number>(`SELECT count(*) FROM (
       SELECT 1 FROM label l JOIN annotation a ON a.id = l.annotation_id JOIN criterion c ON c.id = l.criterion_id
       WHERE a.dataset_id = ? AND a.state = 'submitted' AND c.kind <> 'numeric' AND c.archived = 0

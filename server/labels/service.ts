@@ -6,7 +6,7 @@ import type { CurrentUser } from '../http/context.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { LabelTarget } from '../responses/queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
-import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type LabelValueRow } from './queries.ts';
+import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type DisagreementRow, type LabelValueRow } from './queries.ts';
 import { goldValue } from './gold.ts';
 import { writableGuard } from '../datasets/archived.ts';
 import { checkText, LIMITS } from '../limits.ts';
@@ -290,6 +290,12 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache)
     },
 
     disagreements: (datasetId: number, limit: number, offset: number) => q.disagreements.all({ ds: datasetId, limit, offset }),
+    /** disagreements(datasetId, limit, offset) read from the kept open slots: only the responses of that page are grouped. */
+    disagreementsPage(datasetId: number, limit: number, offset: number): DisagreementRow[] {
+      const w = open.of(datasetId).window(offset, limit);
+      if (!w) return [];
+      return q.disagreementsBetween.all({ ds: datasetId, first: w.first, last: w.last }).slice(w.skip, w.skip + limit);
+    },
     /** Open expert disagreements counted afresh over the whole dataset (what openDisagreements keeps). */
     disagreementCount: (datasetId: number) => q.disagreementCount.get(datasetId) as number,
     /** Open expert disagreements of the dataset: their number and the responses (kept, and kept current by this service's writes). */

@@ -100,6 +100,12 @@ describe('open disagreements kept across label changes', () => {
         expect(now, `${what}: a change past the service leaves nothing kept as current`).toBeUndefined();
       }
       const full = recount();
+      // Pages read from the kept open slots equal the query over the whole dataset, page by page.
+      for (const limit of [1, 3, 7]) {
+        for (let offset = 0; offset <= full.count; offset += limit) {
+          expect(ctx.labels.disagreementsPage(ds, limit, offset), `${what}: page ${limit} at ${offset}`).toEqual(ctx.labels.disagreements(ds, limit, offset));
+        }
+      }
       if (full.count < kept.count) closed++;
       most = Math.max(most, full.count);
       const after = ctx.labels.openDisagreements(ds);
