@@ -188,19 +188,16 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache)
       touch(response.id);
       return save(user, response, criteria, input, state, expectedVersion);
     });
-  const handOutTx = tracked((args) => args[0], (touch: Touch, datasetId: number, userId: number, overlap: number, after: number) => {
-    const handed = handOut(datasetId, userId, overlap, after);
-    if (handed) touch(handed.responseId);
-    return handed;
-  });
+  // Handing out reserves an item with a draft (or refreshes the expert's own draft): drafts are not
+  // counted anywhere kept, so the kept values just move to the new version, touching no response.
+  const handOutTx = tracked((args) => args[0], (_touch: Touch, datasetId: number, userId: number, overlap: number, after: number) =>
+    handOut(datasetId, userId, overlap, after));
   // Saving and handing out the next item in one transaction: one commit per request instead of two.
   const submitAndHandOutTx = tracked((args) => args[1].dataset_id,
     (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number) => {
       touch(response.id);
       save(user, response, criteria, input, 'submitted', expectedVersion); // checks that the dataset is writable
-      const handed = handOut(response.dataset_id, user.id, overlap, 0, true);
-      if (handed) touch(handed.responseId);
-      return handed;
+      return handOut(response.dataset_id, user.id, overlap, 0, true); // a draft: touches nothing kept (see handOutTx)
     });
   const adjudicateTx = tracked((args) => args[0], (touch: Touch, _datasetId: number, responseId: number, write: () => AdjudicationRow) => {
     touch(responseId);
