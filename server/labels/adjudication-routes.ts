@@ -27,7 +27,7 @@ const PAGE = 50;
 
 export function adjudicationRoutes(app: AppContext): Router {
   const r = Router();
-  const { datasets, labels, criteria, responses, derived } = app;
+  const { datasets, labels, criteria, responses } = app;
 
   /** Everything the response page shows: the labels per slot with their gold values, and who may do what. */
   function responseView(req: Request, response: ResponseWithSample, dataset: DatasetRow) {
