@@ -2,7 +2,9 @@
  * Calibration benchmark: the calibration report with 95 % bootstrap intervals (1,000 resamples)
  * over 10,000 labelled items (`ctx.calibration.report`), compared in the same run with the time
  * to read those (score, gold) pairs from the database (`ctx.calibration.pairs`), which the report
- * itself starts with. Target: the report under 2 s, and within 10× of the read.
+ * itself starts with. Target: the report under 2 s, and within 10× of the read. Every timed call
+ * starts with nothing kept (the dataset's data version is moved before it, as a label change
+ * does); the kept report (the same view again, from the derived-results cache) is timed beside it.
  *
  *   npx tsx bench/calibration.ts [--items 10000] [--repeat 5] [--resamples 1000] [--profile]
  *
@@ -256,8 +258,10 @@ interface Variant { name: string; what: string; input: CalibrationInput }
 interface VariantResult {
   name: string; what: string; n: number;
   readMs: number; reportMs: number; ratio: number; readCpuMs: number; reportCpuMs: number; cpuRatio: number;
+  /** The report viewed again with nothing changed: read from the derived-results cache. */
+  keptMs: number;
   firstReadMs: number; firstReportMs: number;
-  runs: { readMs: number; reportMs: number }[];
+  runs: { readMs: number; reportMs: number; keptMs: number }[];
   figures: Record<string, number | null>;
   ci95: CalibrationReport['ci95'];
 }
@@ -269,29 +273,49 @@ function figuresOf(r: CalibrationReport): Record<string, number | null> {
   return f;
 }
 
+/**
+ * Moves the dataset's data version, as any label change does: every kept result (gold values,
+ * pairs, reports) is then stale and the next call computes from the database. Not timed.
+ */
+function invalidate(): void {
+  S.db.prepare('UPDATE dataset SET data_version = data_version + 1 WHERE id = ?').run(S.binary.dataset_id);
+}
+
 function measure(v: Variant): VariantResult {
   const { ctx } = S;
+  // Both sides start from nothing kept: the read and the report compute from the database.
   const read = () => ctx.calibration.pairs(v.input);
   const report = () => ctx.calibration.report({ ...v.input, resamples: RESAMPLES });
   // The first call of each (cold: statement caches, JIT) is kept apart from the medians.
+  invalidate();
   const firstRead = timed(read);
+  invalidate();
   const firstReport = timed(report);
-  const runs: { readMs: number; reportMs: number; readCpuMs: number; reportCpuMs: number }[] = [];
+  const runs: { readMs: number; reportMs: number; readCpuMs: number; reportCpuMs: number; keptMs: number }[] = [];
   let last: ReturnType<typeof report> | null = null;
   for (let i = 0; i < REPEAT; i++) {
     // Alternate which goes first, so a slow phase of the machine hits both alike.
     let a: ReturnType<typeof timed<ReturnType<typeof read>>>;
     let b: ReturnType<typeof timed<ReturnType<typeof report>>>;
     if (i % 2 === 0) {
+      invalidate();
       a = timed(read);
+      invalidate();
       b = timed(report);
     } else {
+      invalidate();
       b = timed(report);
+      invalidate();
       a = timed(read);
     }
+    // The view after it with nothing changed in between: the kept report (what the next visitor gets).
+    invalidate();
+    const fresh = report();
+    const kept = timed(report);
+    if (kept.value !== fresh) throw new Error(`${v.name}: the report was not kept`);
     if (a.value.length !== ITEMS) throw new Error(`${v.name}: pairs returned ${a.value.length} rows, expected ${ITEMS}`);
     last = b.value;
-    runs.push({ readMs: a.ms, reportMs: b.ms, readCpuMs: a.cpuMs, reportCpuMs: b.cpuMs });
+    runs.push({ readMs: a.ms, reportMs: b.ms, readCpuMs: a.cpuMs, reportCpuMs: b.cpuMs, keptMs: kept.ms });
   }
   const readMs = median(runs.map((r) => r.readMs));
   const reportMs = median(runs.map((r) => r.reportMs));
@@ -301,8 +325,9 @@ function measure(v: Variant): VariantResult {
     readMs, reportMs, ratio: median(runs.map((r) => r.reportMs / r.readMs)),
     readCpuMs: median(runs.map((r) => r.readCpuMs)), reportCpuMs: median(runs.map((r) => r.reportCpuMs)),
     cpuRatio: median(runs.map((r) => r.reportCpuMs / Math.max(r.readCpuMs, 0.001))),
+    keptMs: median(runs.map((r) => r.keptMs)),
     firstReadMs: firstRead.ms, firstReportMs: firstReport.ms,
-    runs: runs.map((r) => ({ readMs: Number(r.readMs.toFixed(2)), reportMs: Number(r.reportMs.toFixed(2)) })),
+    runs: runs.map((r) => ({ readMs: Number(r.readMs.toFixed(2)), reportMs: Number(r.reportMs.toFixed(2)), keptMs: Number(r.keptMs.toFixed(3)) })),
     figures: figuresOf(rep), ci95: rep.ci95,
   };
 }
@@ -364,6 +389,7 @@ async function main(): Promise<void> {
       rows.push(['  read: ctx.calibration.pairs', `${r.readMs.toFixed(1)} ms  (CPU ${r.readCpuMs.toFixed(1)} ms; first call ${r.firstReadMs.toFixed(1)} ms)`]);
       rows.push(['  report: ctx.calibration.report', `${(r.reportMs / 1000).toFixed(3)} s  (CPU ${(r.reportCpuMs / 1000).toFixed(3)} s; first call ${(r.firstReportMs / 1000).toFixed(3)} s; target < ${TARGET_S} s)`]);
       rows.push(['  report / read', `${r.ratio.toFixed(1)}×  (target ≤ ${TARGET_RATIO}×; in CPU time ${r.cpuRatio.toFixed(1)}×)`]);
+      rows.push(['  kept report (viewed again, nothing changed)', `${r.keptMs.toFixed(3)} ms  (the derived-results cache; not the headline)`]);
       rows.push(['  figures', Object.entries(r.figures).map(([k, v]) => `${k} ${v === null ? '—' : v.toFixed(3)}`).join(', ')]);
     }
     console.log('\n' + table(rows));
@@ -385,7 +411,8 @@ async function main(): Promise<void> {
 
     const within = worst.reportMs < TARGET_S * 1000 && worstRatio.ratio <= TARGET_RATIO;
     const summary = `calibration: report = ${(worst.reportMs / 1000).toFixed(2)} s (target < ${TARGET_S} s), ` +
-      `report/read = ${worstRatio.ratio.toFixed(1)}× (target ≤ ${TARGET_RATIO}×)`;
+      `report/read = ${worstRatio.ratio.toFixed(1)}× (target ≤ ${TARGET_RATIO}×), computed from the database on every repetition; ` +
+      `kept report ${Math.max(...results.map((r) => r.keptMs)).toFixed(2)} ms`;
     console.log(`\n${summary} ${within ? 'within target' : 'MISSES TARGET'}  [worst variants: time ${worst.name}, ratio ${worstRatio.name}; ` +
       `read ${worstRatio.readMs.toFixed(1)} ms]`);
 
@@ -402,7 +429,7 @@ async function main(): Promise<void> {
         name: r.name, what: r.what, n: r.n,
         readMs: round(r.readMs), reportMs: round(r.reportMs), ratio: round(r.ratio, 1),
         readCpuMs: round(r.readCpuMs), reportCpuMs: round(r.reportCpuMs), cpuRatio: round(r.cpuRatio, 1),
-        firstReadMs: round(r.firstReadMs), firstReportMs: round(r.firstReportMs),
+        keptMs: round(r.keptMs, 3), firstReadMs: round(r.firstReadMs), firstReportMs: round(r.firstReportMs),
         runs: r.runs, figures: Object.fromEntries(Object.entries(r.figures).map(([k, v]) => [k, v === null ? null : round(v, 4)])), ci95: r.ci95,
       })),
       breakdown: Object.fromEntries(breakdowns.map((b) => [b.name, {

@@ -37,6 +37,9 @@ import {
   sentence, startChild, strArg, table, tempDir, writeResult, type ChildHandle,
 } from './common.ts';
 
+/** Issue #16: goldset's requests per second at least half the middleware floor's, in the same run. */
+const TARGET_FLOOR_RATIO = 0.5;
+/** The earlier target against the bare express handler, still reported. */
 const TARGET_RATIO = 0.4;
 const TARGET_P99_MS = 20;
 const SERVER_SCRIPT = path.join(BENCH_DIR, 'label-server.ts');
@@ -291,7 +294,7 @@ const BARE_BODY = 'x'.repeat(120);
 const bareOpts = { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: BARE_BODY };
 
 /** Per-expert bookkeeping across all goldset runs: what was sent and what came back as a saved label. */
-interface Lane { expert: Expert; items: number[]; pos: number; sent: number; saved: number; failures: Map<string, number>; badSamples: string[] }
+interface Lane { expert: Expert; items: number[]; pos: number; sent: number; saved: number; resent: number; failures: Map<string, number>; badSamples: string[] }
 
 /** Load in which each connection is one expert (a lane) sending the request `requestOf` makes for it. */
 function perExpert(lanes: Lane[], requestOf: (lane: Lane) => AcRequest): LoadOptions {
@@ -321,6 +324,13 @@ function goldsetOpts(lanes: Lane[], criterionId: number): LoadOptions {
           lane.saved++;
           lane.pos++;
           lane.expert.current = Number(next);
+          return;
+        }
+        // A request cut off at the end of the previous run saved its item unanswered; sent again, it is
+        // refused as stale (409, the expert's own submitted label shown). Move on past it, counted apart.
+        if (status === 409 && MODE === 'slices' && next === String(lane.expert.current)) {
+          lane.resent++;
+          lane.pos++;
           return;
         }
         const key = `${status}${next ? '' : ' (no next item in body)'}`;
@@ -407,7 +417,7 @@ async function main(): Promise<void> {
     const lanes: Lane[] = await Promise.all(Array.from({ length: CONNECTIONS }, async (_, k) => {
       const expert = new Expert(goldset.url, `expert${k}@bench.test`);
       await expert.login(s.datasetId);
-      return { expert, items: rest.slice(k * sliceLen, (k + 1) * sliceLen), pos: 0, sent: 0, saved: 0, failures: new Map<string, number>(), badSamples: [] };
+      return { expert, items: rest.slice(k * sliceLen, (k + 1) * sliceLen), pos: 0, sent: 0, saved: 0, resent: 0, failures: new Map<string, number>(), badSamples: [] };
     }));
     console.log(`  servers up (goldset pid ${goldset.proc.pid}, bare pid ${bare.proc.pid}); ${CONNECTIONS} experts logged in over HTTP`);
 
@@ -471,8 +481,10 @@ async function main(): Promise<void> {
     for (const l of lanes) for (const [k, v] of l.failures) failures.set(k, (failures.get(k) ?? 0) + v);
     // Requests cut off by the end of a run may have been saved without their answer being read.
     const inFlightMax = CONNECTIONS * REPEAT * (WARMUP > 0 ? 2 : 1);
+    const resent = lanes.reduce((a, l) => a + l.resent, 0);
     const checks: [string, boolean][] = [
-      ['every load request answered 200 with the next item', failures.size === 0],
+      ['every load request answered 200 with the next item (but re-sends of cut-off saves: 409)', failures.size === 0],
+      ['re-sent cut-off saves at most one per expert and run boundary', resent <= inFlightMax],
       ['submitted annotations ≥ 200 answers (each 200 was a save)', submitted >= saved],
       ['submitted annotations ≤ requests sent (nothing else saved)', submitted <= sent && submitted - saved <= inFlightMax],
       // A request cut off at the end of a run is sent again by the next run: an 'update' of a saved label.
@@ -542,8 +554,11 @@ async function main(): Promise<void> {
       } else console.log('\n--profile: no .cpuprofile was written');
     }
 
-    const verdict = ratio >= TARGET_RATIO && p99 < TARGET_P99_MS ? 'within target' : 'MISSES TARGET';
-    const summary = `label: goldset/bare = ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}), p99 = ${p99} ms (target < ${TARGET_P99_MS} ms)`;
+    const floorRatios = goldRuns.map((g, i) => g.reqPerSec / floorRuns[i]!.reqPerSec);
+    const toFloor = median(floorRatios);
+    const verdict = toFloor >= TARGET_FLOOR_RATIO && p99 < TARGET_P99_MS ? 'within target' : 'MISSES TARGET';
+    const summary = `label: goldset/middleware floor = ${toFloor.toFixed(2)} (target ≥ ${TARGET_FLOOR_RATIO.toFixed(2)}; runs ${floorRatios.map((x) => x.toFixed(2)).join(', ')}), ` +
+      `p99 = ${p99} ms (target < ${TARGET_P99_MS} ms); goldset/bare = ${ratio.toFixed(2)}`;
     console.log(`\n${summary} ${verdict}`);
 
     const result = {
@@ -555,6 +570,7 @@ async function main(): Promise<void> {
       bareReqPerSec: Math.round(bareRps),
       goldsetReqPerSec: Math.round(goldRps),
       ratio: Number(ratio.toFixed(3)), targetRatio: TARGET_RATIO,
+      floorRatio: Number(toFloor.toFixed(3)), floorRatios: floorRatios.map((x) => Number(x.toFixed(3))), targetFloorRatio: TARGET_FLOOR_RATIO, resentCutOff: resent,
       goldsetP50Ms: p50, goldsetP99Ms: p99, targetP99Ms: TARGET_P99_MS,
       middlewareFloor: { reqPerSec: Math.round(floorRps), ratioToBare: Number(floorRatio.toFixed(3)), goldsetRatioToFloor: Number((goldRps / floorRps).toFixed(3)),
         cpuUsPerReq: floorCpu === null ? null : Math.round(floorCpu * 1000) },

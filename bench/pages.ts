@@ -9,13 +9,24 @@
  *
  *   npx tsx bench/pages.ts [--items 100000] [--small 100] [--repeat 5]
  *
- * Not a target from an issue: the standard is "pages that stay fast at 100,000 items". The report
- * lists the median time of each page at both sizes and the ratio, slowest first. Requests go over
- * loopback to the real app (the test harness's server and client), one at a time, after one
- * unmeasured request per page.
+ * The report lists the median time of each page at both sizes and the ratio, slowest first.
+ * Requests go over loopback to the real app (the test harness's server and client), one at a time,
+ * after one unmeasured request per page.
+ *
+ * During active labelling every view is a first view: so each page is also viewed --repeat times
+ * at the large size right after one label of the dataset changed (an expert re-submits an item
+ * with a value flipped through the label service, as the labelling form does; not timed). Target (issue #16):
+ * that view under 300 ms and within 2× the time the sqlite3 command-line tool takes, in the same
+ * run, to read the dataset's labels joined with the run's scores.
  */
+import { execFileSync } from 'node:child_process';
 import { loginAs, seedScaleDataset, setupAdmin, startTestApp, type Client, type ScaleDataset } from '../test/helpers.ts';
 import { intArg, isMain, median, runInfo, table, writeResult } from './common.ts';
+import { valueKey } from '../server/labels/service.ts';
+
+/** First view after a label change: under this many ms, and within this many times the sqlite3 read. */
+const TARGET_MS = 300;
+const TARGET_RATIO = 2;
 
 const ITEMS = intArg('items', 100_000);
 const SMALL = intArg('small', 100);
@@ -68,7 +79,47 @@ async function main(): Promise<void> {
     console.log(`  seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     // An expert who has labelled neither dataset, so both labelling queues are in the same state.
     const expert = await loginAs(app, 'zhao@bench.test', 'expert');
-    const rows: { page: string; smallMs: number; largeFirstMs: number; largeMs: number; ratio: number }[] = [];
+    // The baseline: the sqlite3 tool reading the large dataset's submitted labels of the criterion
+    // joined with the run's scores (process start included), median of --repeat.
+    const file = app.ctx.db.name;
+    const baselineSql = `SELECT a.response_id, a.annotator_id, l.value, s.status, s.value FROM label l
+      JOIN annotation a ON a.id = l.annotation_id
+      LEFT JOIN score s ON s.response_id = a.response_id AND s.run_id = ${largeSet.runId}
+      WHERE a.dataset_id = ${largeSet.datasetId} AND l.criterion_id = ${largeSet.criterionId} AND a.state = 'submitted';`;
+    const sqliteRead = () => {
+      const start = performance.now();
+      const out = execFileSync('sqlite3', ['-readonly', file, baselineSql], { maxBuffer: 1 << 30 });
+      const elapsed = performance.now() - start;
+      const lines = out.toString().split('\n').length - 1;
+      if (lines < ITEMS) throw new Error(`sqlite3 read ${lines} rows, expected at least ${ITEMS}`);
+      return elapsed;
+    };
+    sqliteRead();
+    const baselineRuns: number[] = [];
+    for (let i = 0; i < REPEAT; i++) baselineRuns.push(sqliteRead());
+    const baselineMs = median(baselineRuns);
+    console.log(`  sqlite3 read of the large dataset's labels joined with the run's scores: ${baselineMs.toFixed(0)} ms (median of ${REPEAT})`);
+
+    // One label change as an expert makes it: the expert who labelled an item re-submits it with the
+    // binary criterion's value flipped (ctx.labels.submit, what the labelling form's save does; the
+    // other values unchanged), a different item each time. Like every label write it moves the
+    // dataset's data version, so every kept figure of the dataset is stale unless updated from the change.
+    const { ctx } = app;
+    const largeCriteria = ctx.criteria.forDataset(largeSet.datasetId);
+    const annotations = ctx.db.prepare<[number], { id: number; response_id: number; annotator_id: number; version: number }>(`SELECT id, response_id, annotator_id, version
+      FROM annotation WHERE dataset_id = ? AND state = 'submitted' ORDER BY id LIMIT 1000`).all(largeSet.datasetId);
+    const labelsOf = ctx.db.prepare<[number], { criterion_id: number; context_index: number; value: string }>('SELECT criterion_id, context_index, value FROM label WHERE annotation_id = ?');
+    let changes = 0;
+    const changeOneLabel = () => {
+      const a = annotations[(changes++ * 37) % annotations.length]!;
+      const current = ctx.db.prepare<[number], number>('SELECT version FROM annotation WHERE id = ?').pluck().get(a.id)!;
+      const values = new Map(labelsOf.all(a.id).map((l) => [valueKey(l.criterion_id, l.context_index),
+        l.criterion_id === largeSet.criterionId ? (l.value === '1' ? '0' : '1') : l.value]));
+      ctx.labels.submit(ctx.users.queries.byId(a.annotator_id)!, { id: a.response_id, dataset_id: largeSet.datasetId }, largeCriteria,
+        { values, rationale: '', corrected_answer: '' }, current);
+    };
+
+    const rows: { page: string; smallMs: number; largeFirstMs: number; largeMs: number; ratio: number; afterChangeMs: number; afterChangeRatio: number }[] = [];
     for (const [page, url] of PAGES) {
       const client = url(small).includes('/label') ? expert : admin;
       const measure = async (s: Seeded) => {
@@ -79,17 +130,32 @@ async function main(): Promise<void> {
       };
       const smallMs = (await measure(small)).again;
       const large = await measure(largeSet);
-      rows.push({ page, smallMs, largeFirstMs: large.first, largeMs: large.again, ratio: large.again / smallMs });
+      const afterChange: number[] = [];
+      for (let i = 0; i < REPEAT; i++) {
+        changeOneLabel();
+        afterChange.push(await time(client, url(largeSet)));
+      }
+      const afterChangeMs = median(afterChange);
+      rows.push({ page, smallMs, largeFirstMs: large.first, largeMs: large.again, ratio: large.again / smallMs, afterChangeMs, afterChangeRatio: afterChangeMs / baselineMs });
     }
-    rows.sort((a, b) => b.largeMs - a.largeMs);
+    rows.sort((a, b) => b.afterChangeMs - a.afterChangeMs);
     console.log('\n' + table([
-      ['page', `median ms at ${SMALL} → ${ITEMS} items  (ratio);  first view at ${ITEMS}`],
-      ...rows.map((r): [string, string] => [r.page, `${r.smallMs.toFixed(1)} → ${r.largeMs.toFixed(1)}  (${r.ratio.toFixed(1)}×);  ${r.largeFirstMs.toFixed(0)}`]),
+      ['page', `median ms at ${SMALL} → ${ITEMS} items  (ratio);  first view at ${ITEMS};  after a label change (÷ sqlite3 read)`],
+      ...rows.map((r): [string, string] => [r.page, `${r.smallMs.toFixed(1)} → ${r.largeMs.toFixed(1)}  (${r.ratio.toFixed(1)}×);  ${r.largeFirstMs.toFixed(0)};  ` +
+        `${r.afterChangeMs.toFixed(0)}  (${r.afterChangeRatio.toFixed(2)}×)`]),
     ]));
     const slow = rows.filter((r) => r.largeMs > 100);
-    const summary = `pages: ${rows.length - slow.length} of ${rows.length} pages under 100 ms at ${ITEMS} items; slowest ${rows[0]!.page} ${rows[0]!.largeMs.toFixed(0)} ms`;
+    const missed = rows.filter((r) => r.afterChangeMs >= TARGET_MS || r.afterChangeRatio > TARGET_RATIO);
+    const worst = rows[0]!;
+    const summary = `pages: after a label change ${rows.length - missed.length} of ${rows.length} pages within target (< ${TARGET_MS} ms and ≤ ${TARGET_RATIO}× ` +
+      `the sqlite3 read of ${baselineMs.toFixed(0)} ms) at ${ITEMS} items; slowest ${worst.page} ${worst.afterChangeMs.toFixed(0)} ms ` +
+      `(${worst.afterChangeRatio.toFixed(2)}×); unchanged data: ${rows.length - slow.length} of ${rows.length} under 100 ms`;
     console.log(`\n${summary}`);
-    writeResult('pages.json', { bench: 'pages', summary, items: ITEMS, small: SMALL, repeat: REPEAT, pages: rows, ...runInfo() });
+    if (missed.length) console.log(`  missing the target: ${missed.map((r) => r.page).join(', ')}`);
+    writeResult('pages.json', {
+      bench: 'pages', summary, items: ITEMS, small: SMALL, repeat: REPEAT, targetMs: TARGET_MS, targetRatio: TARGET_RATIO,
+      sqliteReadMs: baselineMs, sqliteReadRuns: baselineRuns, withinTarget: missed.length === 0, pages: rows, ...runInfo(),
+    });
   } finally {
     await app.close();
   }

@@ -32,13 +32,13 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const datasets = datasetService(db, audit);
   const samples = sampleService(db, audit);
   const criteria = criterionService(db, audit);
-  const labels = labelService(db, audit);
   const settings = judgeSettings(db, config, audit);
   const prompts = promptStore(db, audit);
   const registry = metricRegistry(db, audit);
   const metricSettings = metricSettingsStore(db, audit);
   const searchIndex = searchIndexer(db, log);
   const derived = derivedCache(db);
+  const labels = labelService(db, audit, derived);
   const releases = releaseService(db, audit);
   return {
     db, config, log, audit, derived,

@@ -72,6 +72,9 @@ export const AGREEMENT_JSON_KEYS = [
 
 export interface CriterionValueRow { response_id: number; context_index: number; annotator_id: number; email: string; value: string }
 
+/** Context indices per response in a unit key (response id × UNIT_SPAN + context index + 1, exact below 2^53). */
+const UNIT_SPAN = 1 << 20;
+
 const finite = (x: number | null | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
 /** A stored value as the statistics see it: a string for nominal kinds, a number otherwise (null if unreadable). */
@@ -92,11 +95,14 @@ function categoriesOf(c: Criterion, seen: Iterable<Label>): Label[] {
 /** Agreement of one criterion from its submitted values (pure: the rows come from criterionValues). */
 export function computeAgreement(c: Criterion, rows: readonly CriterionValueRow[]): Agreement {
   const level = measurementLevel(c.kind);
-  const units = new Map<string, { email: string; value: Label }[]>();
+  // Units keyed by a number (response id and context index packed), not a string per row: at
+  // 100,000 responses building 200,000 key strings cost as much as the statistics.
+  const units = new Map<number, { email: string; value: Label }[]>();
   for (const r of rows) {
     const v = statValue(c.kind, r.value);
     if (v === null) continue;
-    const key = `${r.response_id}:${r.context_index}`;
+    if (r.context_index + 1 >= UNIT_SPAN) throw new RangeError(`agreement: context index ${r.context_index} out of range`);
+    const key = r.response_id * UNIT_SPAN + r.context_index + 1;
     let unit = units.get(key);
     if (!unit) units.set(key, (unit = []));
     unit.push({ email: r.email, value: v });
@@ -117,7 +123,7 @@ export function computeAgreement(c: Criterion, rows: readonly CriterionValueRow[
   else if (labelsPerItem === null) fleissNote = 'unequal_counts';
   else fleiss = finite(fleissKappa(countTable(values, categories).table));
 
-  const byAnnotator = new Map<string, Map<string, Label>>();
+  const byAnnotator = new Map<string, Map<number, Label>>();
   for (const email of [...new Set(counted.flatMap(([, u]) => u.map((x) => x.email)))].sort()) byAnnotator.set(email, new Map());
   for (const [key, u] of counted) for (const x of u) byAnnotator.get(x.email)!.set(key, x.value);
 
@@ -143,7 +149,7 @@ export function computeAgreement(c: Criterion, rows: readonly CriterionValueRow[
 }
 
 /** Every pair with its number of shared units, without κ (numeric criteria). */
-function pairCounts(byAnnotator: ReadonlyMap<string, ReadonlyMap<string, Label>>): PairwiseCohenKappa[] {
+function pairCounts(byAnnotator: ReadonlyMap<string, ReadonlyMap<number, Label>>): PairwiseCohenKappa[] {
   const list = [...byAnnotator.entries()];
   const out: PairwiseCohenKappa[] = [];
   for (let i = 0; i < list.length; i++) {

@@ -3,7 +3,7 @@
 // curve. Shared by the response-level binary report and the per-context report.
 
 import {
-  accuracy, bestThreshold, confusionAt, confusionCells, evalGenAlignment, f1, kappaFromConfusion, precision, recall, rocAuc, rocAucCells,
+  accuracy, bestThresholdCells, binaryCells, confusionAt, evalGenAlignment, f1, fullSample, kappaFromConfusion, precision, recall, rocAucCells,
 } from '../stats/index.ts';
 import type { Cells, Confusion } from '../stats/index.ts';
 import { expertKappa, one, type StatGroup } from './report-shared.ts';
@@ -11,8 +11,9 @@ import { expertKappa, one, type StatGroup } from './report-shared.ts';
 export function binaryFigures(x: Float64Array, g: Float64Array, cells: Cells, threshold: number, stats: StatGroup[]) {
   const pass = Array.from(g, (v) => v === 1);
   const c = confusionAt(x, pass, threshold);
-  const best = bestThreshold(x, pass);
-  const figures = confusionFigures(c, threshold, { roc_auc: rocAuc(x, pass), best_threshold: best?.threshold ?? null, best_threshold_kappa: best?.kappa ?? null });
+  // ROC AUC and the best threshold from the sorted cells (no sort of their own; the same counts, so the same figures).
+  const best = bestThresholdCells(cells);
+  const figures = confusionFigures(c, threshold, { roc_auc: fullSample(cells, rocAucCells(cells)), best_threshold: best?.threshold ?? null, best_threshold_kappa: best?.kappa ?? null });
   binaryIntervals(cells, threshold, figures, stats);
   return { figures, figure_n: binaryFigureN(c, x.length) };
 }
@@ -57,21 +58,22 @@ export function binaryIntervals(cells: Cells, threshold: number, figures: Return
   ];
   const defined = metrics.filter((m) => m[2] !== null);
   for (const [name, , value] of metrics) if (value === null) stats.push(one(name, null));
-  if (defined.length > 0) {
-    const out = new Array<number | null>(defined.length).fill(null);
-    let current: Confusion | null = null;
-    const counts = confusionCells(cells, threshold, (k) => ((current = k), 0));
-    stats.push({
-      names: defined.map((m) => m[0]),
-      cells,
-      stat: (w, m) => {
-        counts(w, m);
-        for (let k = 0; k < defined.length; k++) out[k] = defined[k]![1](current!);
-        return out;
-      },
-    });
-  }
-  stats.push(one('roc_auc', figures.roc_auc === null ? null : cells, rocAucCells));
+  const withAuc = figures.roc_auc !== null;
+  if (!withAuc) stats.push(one('roc_auc', null));
+  if (defined.length === 0 && !withAuc) return;
+  // One walk of the cells per resample gives the confusion count and ROC AUC together.
+  const walk = binaryCells(cells, threshold);
+  const out = new Array<number | null>(defined.length + (withAuc ? 1 : 0)).fill(null);
+  stats.push({
+    names: [...defined.map((m) => m[0]), ...(withAuc ? ['roc_auc'] : [])],
+    cells,
+    stat: (w) => {
+      const r = walk(w);
+      for (let k = 0; k < defined.length; k++) out[k] = defined[k]![1](r.confusion);
+      if (withAuc) out[defined.length] = r.rocAuc;
+      return out;
+    },
+  });
 }
 
 /**

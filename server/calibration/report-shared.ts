@@ -3,8 +3,8 @@
 // The kinds themselves: report.ts (response-level: the entry point and numeric), report-binary.ts,
 // report-ordinal.ts, report-categorical.ts, report-context.ts (one retrieved context per unit).
 
-import { clusterCount, createRng, kappaFromConfusion, quantileSorted } from '../stats/index.ts';
-import type { Cells, CellStat, Clusters, Confusion } from '../stats/index.ts';
+import { clusterCount, createRng, indexStream, kappaFromConfusion, quantileSorted } from '../stats/index.ts';
+import type { Cells, CellStat, Clusters, Confusion, IndexStream } from '../stats/index.ts';
 
 export const EXCLUSION_REASONS = ['used_as_example', 'no_gold_label', 'judge_error', 'no_score'] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
@@ -79,8 +79,7 @@ export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resa
   for (const g of live) if (!counts.has(g.cells!.cellOf)) counts.set(g.cells!.cellOf, new Float64Array(g.cells!.x.length));
   const weights = live.map((g) => counts.get(g.cells!.cellOf)!);
   const tallies = [...counts.entries()];
-  const rng = createRng(seed);
-  const resample = clusters ? clusterResampler(clusters, tallies, rng) : itemResampler(n, tallies, rng);
+  const resample = clusters ? clusterResampler(clusters, tallies, createRng(seed)) : itemResampler(n, tallies, indexStream(seed));
   const values = live.map((g) => g.names.map(() => new Float64Array(resamples)));
   const valid = live.map((g) => new Uint32Array(g.names.length));
   for (let r = 0; r < resamples; r++) {
@@ -108,10 +107,19 @@ export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resa
 type Tally = [cellOf: Uint32Array, w: Float64Array];
 
 /** Draws n items and counts their cells in every tally; returns the resample's size. */
-function itemResampler(n: number, tallies: readonly Tally[], rng: () => number): () => number {
+function itemResampler(n: number, tallies: readonly Tally[], stream: IndexStream): () => number {
+  if (tallies.length === 1) {
+    // The common case: draw and count in one loop, no index buffer.
+    const [cellOf, w] = tallies[0]!;
+    return () => {
+      w.fill(0);
+      stream.count(n, n, cellOf, w);
+      return n;
+    };
+  }
   const idx = new Uint32Array(n);
   return () => {
-    for (let i = 0; i < n; i++) idx[i] = Math.floor(rng() * n);
+    stream.indices(idx, n);
     for (const [cellOf, w] of tallies) {
       w.fill(0);
       for (let i = 0; i < n; i++) w[cellOf[idx[i]!]!]! += 1;

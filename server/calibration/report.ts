@@ -28,7 +28,8 @@
 // report-binary.ts, report-ordinal.ts and report-categorical.ts, what they share in report-shared.ts.
 
 import type { CriterionKind } from '../criteria/values.ts';
-import { cellsOf, errorCells, kendallCells, kendallTauB, mae, pearson, pearsonCells, rmse, spearman, spearmanCells } from '../stats/index.ts';
+import { cellsOf, errorCells, fullSample, itemRanks, kendallCells, mae, pearson, pearsonCells, rmse, spearmanCells } from '../stats/index.ts';
+import type { Cells } from '../stats/index.ts';
 import { binaryFigures } from './report-binary.ts';
 import { categoricalFigures } from './report-categorical.ts';
 import { ordinalFigures } from './report-ordinal.ts';
@@ -228,6 +229,13 @@ function parseGold(kind: CriterionKind, gold: string): number | null {
   return kind === 'ordinal' && !Number.isInteger(v) ? null : v;
 }
 
+/** spearman(x, y) with the ranks read off the cells: null when fewer than two items or either side is constant. */
+function spearmanOfCells(x: Float64Array, y: Float64Array, cells: Cells): number | null {
+  if (x.length < 2 || isConstant(x) || isConstant(y)) return null;
+  const ranks = itemRanks(cells);
+  return pearson(ranks.x, ranks.y);
+}
+
 /** Builds the report; see the module header for exclusions and how each kind is read. */
 export function calibrationReport(input: ReportInput): CalibrationReport {
   const threshold = input.threshold ?? DEFAULT_THRESHOLD;
@@ -271,12 +279,13 @@ export function calibrationReport(input: ReportInput): CalibrationReport {
   const g = Float64Array.from(items, (it) => it.goldValue!);
   if (n > 1 && isConstant(x)) notes.push('constant_scores');
   if (n > 1 && isConstant(g)) notes.push('constant_gold');
-  common.pearson = pearson(x, g);
-  common.spearman = spearman(x, g);
-  common.kendall_tau_b = kendallTauB(x, g);
   // Every resampled figure is a function of the (score, gold) pairs drawn: one cell count per
-  // resample serves them all (stats/resample-cells.ts).
+  // resample serves them all (stats/resample-cells.ts). The point figures read the same sorted
+  // cells rather than sorting again; each equals its stats function (spearman, kendallTauB) exactly.
   const cells = cellsOf(x, g);
+  common.pearson = pearson(x, g);
+  common.spearman = spearmanOfCells(x, g, cells);
+  common.kendall_tau_b = fullSample(cells, kendallCells(cells));
   // Intervals go on the headline figures: for a binary criterion those are κ, accuracy, F1, AUC and
   // alignment; its point-biserial correlations and errors are reported without one.
   const corr = input.kind === 'binary' ? null : cells;

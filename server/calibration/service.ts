@@ -66,6 +66,10 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
     scores: db.prepare<{ run: number; ds: number }, { id: number; status: string | null; value: number | null; label: string | null; system: string }>(`
       SELECT r.id, sc.status, sc.value, json_extract(sc.trace, '$.values.raw_value') AS label, r.system
       FROM response r LEFT JOIN score sc ON sc.response_id = r.id AND sc.run_id = @run WHERE r.dataset_id = @ds ORDER BY r.id`),
+    // Only a categorical criterion reads the judge's label, which lies in the trace: the other kinds do not parse every trace.
+    numericScores: db.prepare<{ run: number; ds: number }, { id: number; status: string | null; value: number | null; label: string | null; system: string }>(`
+      SELECT r.id, sc.status, sc.value, NULL AS label, r.system
+      FROM response r LEFT JOIN score sc ON sc.response_id = r.id AND sc.run_id = @run WHERE r.dataset_id = @ds ORDER BY r.id`),
     values: db.prepare<[number], { response_id: number; value: string }>(`SELECT a.response_id, l.value FROM label l JOIN annotation a ON a.id = l.annotation_id
       WHERE l.criterion_id = ? AND l.context_index = -1 AND a.state = 'submitted'`),
     adjudications: db.prepare<[number], { response_id: number; value: string }>('SELECT response_id, value FROM adjudication WHERE criterion_id = ? AND context_index = -1'),
@@ -129,7 +133,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
 
   function computePairs(input: CalibrationInput): (CalibrationPair & { system: string })[] {
     const gold = goldFor(input.criterion);
-    return s.scores.all({ run: input.run.id, ds: input.run.dataset_id })
+    return (input.criterion.kind === 'categorical' ? s.scores : s.numericScores).all({ run: input.run.id, ds: input.run.dataset_id })
       .filter((r) => input.part === 'all' || holdoutPart(input.holdoutSeed, r.id) === input.part)
       .map((r) => ({
         id: r.id, system: r.system,

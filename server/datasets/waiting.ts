@@ -33,8 +33,8 @@ export function waitingFor(app: AppContext, dataset: DatasetRow, user: CurrentUs
   return {
     labelsLeft: Math.max(0, dataset.n_responses * dataset.overlap - dataset.slots_filled),
     canLabel: app.labels.canLabel(dataset.id, user),
-    // Finding disagreements reads every item's labels: kept until the labels change.
-    disagreements: app.derived.get(dataset.id, 'disagreements:count', () => ({ n: app.labels.disagreementCount(dataset.id) })).n,
+    // Finding disagreements reads every item's labels: kept, and updated by the label service's writes.
+    disagreements: app.labels.openDisagreements(dataset.id).count,
     canAdjudicate: app.labels.canAdjudicate(dataset.id, user),
     inReview: review.n,
     inReviewForYou: review.n - review.mine,

@@ -13,6 +13,17 @@ const CAPACITY = 8;
 export interface DerivedCache {
   /** The value for `key` in the dataset, computed by `compute` unless a value of the dataset's current version is kept. */
   get<T extends object>(datasetId: number, key: string, compute: () => T): Readonly<T>;
+  /** Whether any value of `key` is kept for the dataset, whatever its version (no query). */
+  keeps(datasetId: number, key: string): boolean;
+  /** The value kept for `key` at exactly `version`, if any (what a writer may update instead of having it recomputed). */
+  peek<T extends object>(datasetId: number, key: string, version: number): Readonly<T> | undefined;
+  /**
+   * Marks the value of `key` kept at version `from` as current at version `to`, for a writer whose
+   * own transaction moved the version from `from` to `to` and that has brought the value up to date
+   * with exactly those changes (see labels/open-disagreements.ts). Nothing happens unless a value is
+   * kept at `from`.
+   */
+  advance(datasetId: number, key: string, from: number, to: number): void;
 }
 
 export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
@@ -35,6 +46,15 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
       entries.set(k, { version: current, value });
       if (entries.size > capacity) entries.delete(entries.keys().next().value!);
       return value;
+    },
+    keeps: (datasetId: number, key: string) => entries.has(`${datasetId}:${key}`),
+    peek<T extends object>(datasetId: number, key: string, at: number): Readonly<T> | undefined {
+      const hit = entries.get(`${datasetId}:${key}`);
+      return hit && hit.version === at ? (hit.value as T) : undefined;
+    },
+    advance(datasetId: number, key: string, from: number, to: number): void {
+      const hit = entries.get(`${datasetId}:${key}`);
+      if (hit && hit.version === from) hit.version = to;
     },
   };
 }

@@ -27,7 +27,7 @@ const PAGE = 50;
 
 export function adjudicationRoutes(app: AppContext): Router {
   const r = Router();
-  const { datasets, labels, criteria, responses, derived } = app;
+  const { datasets, labels, criteria, responses } = app;
 
   /** Everything the response page shows: the labels per slot with their gold values, and who may do what. */
   function responseView(req: Request, response: ResponseWithSample, dataset: DatasetRow) {
@@ -50,7 +50,7 @@ export function adjudicationRoutes(app: AppContext): Router {
 
   /** Response ids with an open expert disagreement, in id order (kept until the labels change). */
   function openDisagreements(datasetId: number): readonly number[] {
-    return derived.get(datasetId, 'disagreements:ids', () => [...new Set(labels.disagreements(datasetId, -1, 0).map((d) => d.response_id))]);
+    return labels.openDisagreements(datasetId).ids();
   }
 
   /** The next response after this one with an open disagreement, wrapping around; null when there is none other. */
@@ -117,8 +117,9 @@ export function adjudicationRoutes(app: AppContext): Router {
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     if (!labels.canAdjudicate(dataset.id, req.user)) return sendError(req, res, 403, req.t('err.not_adjudicator'));
     const page = Math.max(1, Number(req.query.page) || 1);
-    // Finding disagreements reads every item's labels (~0.2 s at 100,000): kept until the labels change.
-    const rows = derived.get(dataset.id, `disagreements:${page}`, () => labels.disagreements(dataset.id, PAGE + 1, (page - 1) * PAGE));
+    // Finding disagreements reads every item's labels (~0.2 s at 100,000): the open slots are kept (and
+    // updated by every label save), so a page groups the labels of its own responses only.
+    const rows = labels.disagreementsPage(dataset.id, PAGE + 1, (page - 1) * PAGE);
     const byId = new Map(criteria.forDataset(dataset.id).map((c) => [c.id, c]));
     sendDocument(res, DisagreementsPage({ ctx: pageContext(req), dataset, rows: rows.slice(0, PAGE).filter((x) => byId.has(x.criterion_id)), criteria: byId, page, more: rows.length > PAGE }));
   });

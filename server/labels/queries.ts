@@ -59,6 +59,8 @@ export function labelQueries(db: DB) {
     contextCount: db.prepare<[number], number>('SELECT json_array_length(retrieved_contexts) FROM response WHERE id = ?').pluck(),
     labelsOf: db.prepare<[number], LabelValueRow>('SELECT * FROM label WHERE annotation_id = ?'),
     deleteLabels: db.prepare<[number]>('DELETE FROM label WHERE annotation_id = ?'),
+    /** Deletes an annotation's labels and returns them (one statement where the audit needs the values before a change). */
+    takeLabels: db.prepare<[number], LabelValueRow>('DELETE FROM label WHERE annotation_id = ? RETURNING *'),
     insertLabel: db.prepare('INSERT INTO label (annotation_id, criterion_id, context_index, value) VALUES (?, ?, ?, ?)'),
     submittedFor: db.prepare<[number], AnnotationRow>(`SELECT a.*, u.email AS annotator_email FROM annotation a JOIN user u ON u.id = a.annotator_id
       WHERE a.response_id = ? AND a.state = 'submitted' ORDER BY a.submitted_at`),
@@ -102,6 +104,17 @@ export function labelQueries(db: DB) {
       HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
         AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)
       ORDER BY a.response_id, l.criterion_id, l.context_index LIMIT @limit OFFSET @offset`),
+    /** The rows of `disagreements` for the responses first … last (a page found from the kept open slots, see open-disagreements.ts). */
+    disagreementsBetween: db.prepare<{ ds: number; first: number; last: number }, DisagreementRow>(`
+      SELECT a.response_id, l.criterion_id, l.context_index, count(*) AS n, json_group_array(l.value) AS "values",
+        substr(s.question, 1, ${PREVIEW_CHARS}) AS question, r.system
+      FROM label l JOIN annotation a ON a.id = l.annotation_id JOIN criterion c ON c.id = l.criterion_id
+        JOIN response r ON r.id = a.response_id JOIN sample s ON s.id = r.sample_id
+      WHERE a.dataset_id = @ds AND a.response_id BETWEEN @first AND @last AND a.state = 'submitted' AND c.kind <> 'numeric' AND c.archived = 0
+      GROUP BY a.response_id, l.criterion_id, l.context_index
+      HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
+        AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)
+      ORDER BY a.response_id, l.criterion_id, l.context_index`),
     disagreementCount: db.prepare<[number], number>(`SELECT count(*) FROM (
       SELECT 1 FROM label l JOIN annotation a ON a.id = l.annotation_id JOIN criterion c ON c.id = l.criterion_id
       WHERE a.dataset_id = ? AND a.state = 'submitted' AND c.kind <> 'numeric' AND c.archived = 0

@@ -6,13 +6,15 @@ import type { CurrentUser } from '../http/context.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { LabelTarget } from '../responses/queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
-import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type LabelValueRow } from './queries.ts';
+import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type DisagreementRow, type LabelValueRow } from './queries.ts';
 import { goldValue } from './gold.ts';
 import { writableGuard } from '../datasets/archived.ts';
 import { checkText, LIMITS } from '../limits.ts';
 import { accessFacts } from '../access/facts.ts';
 import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
 import { labelHistory } from './history.ts';
+import type { DerivedCache } from '../db/derived-cache.ts';
+import { openDisagreementsTracker } from './open-disagreements.ts';
 
 export class LabelError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
@@ -55,8 +57,12 @@ function checkTexts(input: AnnotationInput): void {
 
 export const valueKey = (criterionId: number, contextIndex: number) => (contextIndex < 0 ? `${criterionId}` : `${criterionId}:${contextIndex}`);
 
-export function labelService(db: DB, audit: AuditQueries) {
+/** Names a response a write changes (see open-disagreements.ts). */
+type Touch = (responseId: number) => void;
+
+export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache) {
   const q = labelQueries(db);
+  const open = openDisagreementsTracker(db, derived);
   const writable = writableGuard(db);
   const facts = accessFacts(db);
   const cutoff = () => new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString();
@@ -117,9 +123,11 @@ export function labelService(db: DB, audit: AuditQueries) {
       saved = q.insertAnnotation.get({ response_id: response.id, dataset_id: response.dataset_id, annotator_id: user.id, state,
         rationale: input.rationale, corrected_answer: input.corrected_answer, submitted_at: submittedAt })!;
     }
-    // The labels before the change are only for the audit event, which only submissions record.
-    const before = existing && state === 'submitted' ? q.labelsOf.all(existing.id) : [];
-    if (existing) q.deleteLabels.run(existing.id); // a new annotation has none
+    // The labels before the change are only for the audit event, which only submissions record
+    // (deleted and read in one statement); a new annotation has none.
+    let before: LabelValueRow[] = [];
+    if (existing && state === 'submitted') before = q.takeLabels.all(existing.id).sort((a, b) => a.criterion_id - b.criterion_id || a.context_index - b.context_index);
+    else if (existing) q.deleteLabels.run(existing.id);
     for (const v of values) q.insertLabel.run(saved.id, v.criterion_id, v.context_index, v.value);
     if (nextState === 'submitted' && existing?.state !== 'submitted') {
       const submitted = q.bumpResponse.get(response.id)!;
@@ -145,8 +153,8 @@ export function labelService(db: DB, audit: AuditQueries) {
   // Runs inside a transaction. The item is reserved for the expert it is shown to (a fresh draft
   // keeps the queue from handing it to others, see CLAIM_MINUTES); the reserving statement returns
   // the expert's annotation of it, which the workspace shows.
-  function handOut(datasetId: number, userId: number, overlap: number, after: number): HandedOut | null {
-    writable(datasetId); // handing out reserves the item (a draft)
+  function handOut(datasetId: number, userId: number, overlap: number, after: number, checked = false): HandedOut | null {
+    if (!checked) writable(datasetId); // handing out reserves the item (a draft); `checked`: this transaction checked already
     const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), ...queuePosition(from) })?.id;
     const id = next(after) ?? (after > 0 ? next(0) : undefined); // wrap around after skipping
     if (id === undefined) return null;
@@ -154,13 +162,46 @@ export function labelService(db: DB, audit: AuditQueries) {
     return { responseId: id, annotation, labels: q.labelsOf.all(annotation.id) };
   }
 
-  const saveTx = db.transaction(save);
-  const handOutTx = db.transaction(handOut);
+  /**
+   * Runs `write` in a transaction that keeps the dataset's open disagreements current: `write`
+   * names every response it writes to (see open-disagreements.ts), and once the transaction has
+   * committed the kept count follows without a recount of the dataset.
+   */
+  function tracked<A extends unknown[], R>(datasetOf: (args: NoInfer<A>) => number, write: (touch: Touch, ...args: A) => R) {
+    const tx = db.transaction((...args: A): [R, () => void] => {
+      // Inside someone else's transaction the write may still be rolled back after it returns: keep nothing then.
+      const w = open.begin(datasetOf(args), outer);
+      const result = write(w.touch, ...args);
+      return [result, w.done()];
+    });
+    let outer = false;
+    return (...args: A): R => {
+      outer = db.inTransaction;
+      const [result, committed] = tx(...args);
+      committed();
+      return result;
+    };
+  }
+
+  const saveTx = tracked((args) => args[1].dataset_id,
+    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted', expectedVersion: number | null) => {
+      touch(response.id);
+      return save(user, response, criteria, input, state, expectedVersion);
+    });
+  // Handing out reserves an item with a draft (or refreshes the expert's own draft): drafts are not
+  // counted anywhere kept, so the kept values just move to the new version, touching no response.
+  const handOutTx = tracked((args) => args[0], (_touch: Touch, datasetId: number, userId: number, overlap: number, after: number) =>
+    handOut(datasetId, userId, overlap, after));
   // Saving and handing out the next item in one transaction: one commit per request instead of two.
-  const submitAndHandOutTx = db.transaction((user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput,
-    expectedVersion: number | null, overlap: number) => {
-    save(user, response, criteria, input, 'submitted', expectedVersion);
-    return handOut(response.dataset_id, user.id, overlap, 0);
+  const submitAndHandOutTx = tracked((args) => args[1].dataset_id,
+    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number) => {
+      touch(response.id);
+      save(user, response, criteria, input, 'submitted', expectedVersion); // checks that the dataset is writable
+      return handOut(response.dataset_id, user.id, overlap, 0, true); // a draft: touches nothing kept (see handOutTx)
+    });
+  const adjudicateTx = tracked((args) => args[0], (touch: Touch, _datasetId: number, responseId: number, write: () => AdjudicationRow) => {
+    touch(responseId);
+    return write();
   });
 
   return {
@@ -227,7 +268,7 @@ export function labelService(db: DB, audit: AuditQueries) {
       if (value === null) throw new LabelError('err.label_invalid', 'value', { criterion: criterion.name });
       if (!reason.trim()) throw new LabelError('err.reason_required', 'reason');
       if (reason.length > LIMITS.reason) throw new LabelError('err.too_long_limit', 'reason', { limit: LIMITS.reason });
-      return db.transaction(() => {
+      return adjudicateTx(criterion.dataset_id, responseId, () => {
         writable(criterion.dataset_id);
         const existing = q.adjudication.get(responseId, criterion.id, contextIndex);
         if ((existing?.version ?? 0) !== expectedVersion) throw new LabelConflict(existing ?? null);
@@ -242,11 +283,20 @@ export function labelService(db: DB, audit: AuditQueries) {
           before: existing ? { value: existing.value, reason: existing.reason, by: existing.adjudicator_email } : undefined,
           after: { response: responseId, criterion: criterion.name, context_index: contextIndex, value, reason } });
         return after;
-      })();
+      });
     },
 
     disagreements: (datasetId: number, limit: number, offset: number) => q.disagreements.all({ ds: datasetId, limit, offset }),
+    /** disagreements(datasetId, limit, offset) read from the kept open slots: only the responses of that page are grouped. */
+    disagreementsPage(datasetId: number, limit: number, offset: number): DisagreementRow[] {
+      const w = open.of(datasetId).window(offset, limit);
+      if (!w) return [];
+      return q.disagreementsBetween.all({ ds: datasetId, first: w.first, last: w.last }).slice(w.skip, w.skip + limit);
+    },
+    /** Open expert disagreements counted afresh over the whole dataset (what openDisagreements keeps). */
     disagreementCount: (datasetId: number) => q.disagreementCount.get(datasetId) as number,
+    /** Open expert disagreements of the dataset: their number and the responses (kept, and kept current by this service's writes). */
+    openDisagreements: (datasetId: number) => open.of(datasetId),
 
     /** Keeps the queue counters right after labels arrive in bulk (imports). */
     recount(datasetId: number): void {

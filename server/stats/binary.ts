@@ -165,12 +165,20 @@ export function bestThreshold(scores: ArrayLike<number>, labels: ArrayLike<boole
       else fp++;
       i++;
     }
-    const confusion: Confusion = { tp, fp, tn: totalNeg - fp, fn: totalPos - tp };
-    const kappa = kappaFromConfusion(confusion);
-    if (kappa === null) continue;
-    if (best === null || kappa > best.kappa + TIE_EPS || (kappa >= best.kappa - TIE_EPS && closerToHalf(t, best.threshold))) {
-      best = { threshold: t, kappa, confusion };
-    }
+    best = betterThreshold(best, t, { tp, fp, tn: totalNeg - fp, fn: totalPos - tp });
+  }
+  return best;
+}
+
+/**
+ * One step of bestThreshold's sweep (from the highest score down): the better of `best` and
+ * threshold t, at which the judge's verdicts give `confusion`.
+ */
+export function betterThreshold(best: ThresholdChoice | null, t: number, confusion: Confusion): ThresholdChoice | null {
+  const kappa = kappaFromConfusion(confusion);
+  if (kappa === null) return best;
+  if (best === null || kappa > best.kappa + TIE_EPS || (kappa >= best.kappa - TIE_EPS && closerToHalf(t, best.threshold))) {
+    return { threshold: t, kappa, confusion };
   }
   return best;
 }

@@ -29,13 +29,11 @@ function fmix32(h: number): number {
  * not cryptographic.
  */
 export function createRng(seed: number): Rng {
-  if (!Number.isFinite(seed)) throw new RangeError('createRng: seed must be a finite number');
-  const base = Math.trunc(seed) >>> 0;
-  let s0 = fmix32(base + 0x9e3779b9);
-  let s1 = fmix32(base + 0x3c6ef372);
-  let s2 = fmix32(base + 0xdaa66d2b);
-  let s3 = fmix32(base + 0x78dde6e4);
-  if ((s0 | s1 | s2 | s3) === 0) s0 = 1; // the all-zero state is a fixed point
+  const s = seedState(seed);
+  let s0 = s[0]!;
+  let s1 = s[1]!;
+  let s2 = s[2]!;
+  let s3 = s[3]!;
   return () => {
     const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
     const t = s1 << 9;
@@ -46,6 +44,65 @@ export function createRng(seed: number): Rng {
     s2 ^= t;
     s3 = rotl(s3, 11);
     return result / 4294967296;
+  };
+}
+
+function seedState(seed: number): Int32Array {
+  if (!Number.isFinite(seed)) throw new RangeError('createRng: seed must be a finite number');
+  const base = Math.trunc(seed) >>> 0;
+  const s = Int32Array.of(fmix32(base + 0x9e3779b9), fmix32(base + 0x3c6ef372), fmix32(base + 0xdaa66d2b), fmix32(base + 0x78dde6e4));
+  if ((s[0]! | s[1]! | s[2]! | s[3]!) === 0) s[0] = 1; // the all-zero state is a fixed point
+  return s;
+}
+
+/**
+ * The stream of createRng(seed) read as resamples of n items: every index is
+ * Math.floor(rng() * n), the same numbers in the same order. The generator runs inline in the
+ * loop (the bootstrap's hottest: 10,000 × 1,000 draws for a report), which is about twice as fast
+ * as calling the closure.
+ */
+export interface IndexStream {
+  /** Fills idx with the next idx.length indices in 0..n−1. */
+  indices(idx: Uint32Array, n: number): void;
+  /** Draws the next `draws` indices in 0..n−1 and adds 1 to w[cellOf[index]] for each (w is not cleared). */
+  count(draws: number, n: number, cellOf: Uint32Array, w: Float64Array): void;
+}
+
+export function indexStream(seed: number): IndexStream {
+  const s = seedState(seed);
+  return {
+    indices(idx, n) {
+      let s0 = s[0]!, s1 = s[1]!, s2 = s[2]!, s3 = s[3]!;
+      for (let i = 0; i < idx.length; i++) {
+        const a = Math.imul(s1, 5);
+        const result = Math.imul((a << 7) | (a >>> 25), 9) >>> 0;
+        const t = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = (s3 << 11) | (s3 >>> 21);
+        idx[i] = Math.floor((result / 4294967296) * n);
+      }
+      s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3;
+    },
+    count(draws, n, cellOf, w) {
+      let s0 = s[0]!, s1 = s[1]!, s2 = s[2]!, s3 = s[3]!;
+      for (let i = 0; i < draws; i++) {
+        const a = Math.imul(s1, 5);
+        const result = Math.imul((a << 7) | (a >>> 25), 9) >>> 0;
+        const t = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = (s3 << 11) | (s3 >>> 21);
+        w[cellOf[Math.floor((result / 4294967296) * n)]!]! += 1;
+      }
+      s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3;
+    },
   };
 }
 
@@ -92,10 +149,6 @@ export function allIndices(n: number): Uint32Array {
   return idx;
 }
 
-function draw(idx: Uint32Array, n: number, rng: Rng): void {
-  for (let i = 0; i < n; i++) idx[i] = Math.floor(rng() * n);
-}
-
 function valid(v: number | null): v is number {
   return v !== null && Number.isFinite(v);
 }
@@ -115,12 +168,12 @@ export function bootstrapCI(n: number, stat: IndexStat, options: BootstrapOption
   checkN(n);
   const o = resolve(options);
   if (n === 0) return null;
-  const rng = createRng(o.seed);
+  const stream = indexStream(o.seed);
   const idx = new Uint32Array(n);
   const values = new Float64Array(o.resamples);
   let count = 0;
   for (let r = 0; r < o.resamples; r++) {
-    draw(idx, n, rng);
+    stream.indices(idx, n);
     const v = stat(idx);
     if (valid(v)) values[count++] = v;
   }
@@ -158,14 +211,14 @@ export function pairedBootstrap(n: number, statA: IndexStat, statB: IndexStat, o
   if (!valid(a0) || !valid(b0)) return null;
   const diff = a0 - b0;
 
-  const rng = createRng(o.seed);
+  const stream = indexStream(o.seed);
   const idx = new Uint32Array(n);
   const values = new Float64Array(o.resamples);
   let count = 0;
   let atMostZero = 0;
   let atLeastZero = 0;
   for (let r = 0; r < o.resamples; r++) {
-    draw(idx, n, rng);
+    stream.indices(idx, n);
     const a = statA(idx);
     if (!valid(a)) continue;
     const b = statB(idx);

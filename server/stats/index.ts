@@ -26,8 +26,8 @@ export {
   rocAuc,
 } from './binary.ts';
 
-export type { BootstrapOptions, IndexStat, PairedBootstrapResult, Rng } from './bootstrap.ts';
-export { allIndices, bootstrapCI, createRng, pairedBootstrap } from './bootstrap.ts';
+export type { BootstrapOptions, IndexStat, IndexStream, PairedBootstrapResult, Rng } from './bootstrap.ts';
+export { allIndices, bootstrapCI, createRng, indexStream, pairedBootstrap } from './bootstrap.ts';
 
 export type { Clusters } from './cluster-bootstrap.ts';
 export { clusterBootstrapCI, clusterCount, clustersOf, drawClusters, pairedClusterBootstrap } from './cluster-bootstrap.ts';
@@ -35,9 +35,10 @@ export { clusterBootstrapCI, clusterCount, clustersOf, drawClusters, pairedClust
 export { confusionMetricOn, gatheredOn, maeOn, pearsonOn, rmseOn } from './resample.ts';
 export { kendallOn, rocAucOn, spearmanOn } from './resample-rank.ts';
 
-export type { Cells, CellStat } from './resample-cells.ts';
+export type { BinaryOfResample, Cells, CellStat } from './resample-cells.ts';
 export {
-  cellsOf, confusionCells, countCells, errorCells, kappaCells, kendallCells, onIndices, pearsonCells, rocAucCells, spearmanCells,
+  bestThresholdCells, binaryCells, cellsOf, confusionCells, countCells, errorCells, fullSample, itemRanks, kappaCells, kendallCells, onIndices, pearsonCells, rocAucCells,
+  spearmanCells,
 } from './resample-cells.ts';
 
 export type { McNemarResult } from './mcnemar.ts';

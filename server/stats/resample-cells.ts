@@ -12,7 +12,7 @@
 // are these statistics on their own count, so both give the same numbers to the last digit.
 
 import { assertFinite, assertSameLength } from './basic.ts';
-import type { Confusion } from './binary.ts';
+import { betterThreshold, type Confusion, type ThresholdChoice } from './binary.ts';
 import type { IndexStat } from './bootstrap.ts';
 import { tauBFromCounts } from './correlation.ts';
 
@@ -30,6 +30,8 @@ export interface Cells {
   /** Cells in (y, x) order, and per position of that order one past the last position with the same y. */
   readonly yOrder: Uint32Array;
   readonly yRunEnd: Uint32Array;
+  /** Per cell: how many items it holds (the full sample as a resample: every figure's point value, see fullSample). */
+  readonly size: Float64Array;
 }
 
 /** A statistic of a resample given as cell multiplicities w (m = Σ w, the resample size); null when undefined. */
@@ -45,19 +47,22 @@ export function cellsOf(x: ArrayLike<number>, y: ArrayLike<number>): Cells {
   for (let i = 0; i < n; i++) order[i] = i;
   order.sort((i, j) => x[i]! - x[j]! || y[i]! - y[j]!);
   const cellOf = new Uint32Array(n);
-  const cx: number[] = [];
-  const cy: number[] = [];
+  const cx = new Float64Array(n);
+  const cy = new Float64Array(n);
+  const sizes = new Float64Array(n);
+  let cells = 0;
   for (let p = 0; p < n; p++) {
     const i = order[p]!;
-    if (p === 0 || x[i] !== cx[cx.length - 1] || y[i] !== cy[cy.length - 1]) {
-      cx.push(x[i]!);
-      cy.push(y[i]!);
+    if (cells === 0 || x[i] !== cx[cells - 1] || y[i] !== cy[cells - 1]) {
+      cx[cells] = x[i]!;
+      cy[cells] = y[i]!;
+      cells++;
     }
-    cellOf[i] = cx.length - 1;
+    sizes[cells - 1]! += 1;
+    cellOf[i] = cells - 1;
   }
-  const cells = cx.length;
-  const xs = Float64Array.from(cx);
-  const ys = Float64Array.from(cy);
+  const xs = cx.slice(0, cells);
+  const ys = cy.slice(0, cells);
   const xRunEnd = new Uint32Array(cells);
   for (let p = 0; p < cells; ) {
     let q = p + 1;
@@ -79,7 +84,52 @@ export function cellsOf(x: ArrayLike<number>, y: ArrayLike<number>): Cells {
     yRunEnd.fill(q, p, q);
     p = q;
   }
-  return { cellOf, x: xs, y: ys, xRunEnd, yRank, vy: r + 1, yOrder, yRunEnd };
+  return { cellOf, x: xs, y: ys, xRunEnd, yRank, vy: r + 1, yOrder, yRunEnd, size: sizes.slice(0, cells) };
+}
+
+/** A statistic's value on the full sample (every cell at its size): the point figure, from the one sort cellsOf made. */
+export function fullSample(cells: Cells, stat: CellStat): number | null {
+  return stat(cells.size, cells.cellOf.length);
+}
+
+/**
+ * Tie-averaged 1-based ranks of x and of y for every item (what averageRanks gives: equal values
+ * share the mean of their positions), read off the cells' sorted orders instead of two more sorts.
+ * Ranks are halves of integers, exact in floating point, so they equal averageRanks' to the bit.
+ */
+export function itemRanks(cells: Cells): { x: Float64Array; y: Float64Array } {
+  const { xRunEnd, yOrder, yRunEnd, size, cellOf } = cells;
+  const k = size.length;
+  const rx = new Float64Array(k);
+  const ry = new Float64Array(k);
+  let below = 0;
+  for (let p = 0; p < k; ) {
+    const end = xRunEnd[p]!;
+    let run = 0;
+    for (let c = p; c < end; c++) run += size[c]!;
+    const rank = below + (run + 1) / 2;
+    for (let c = p; c < end; c++) rx[c] = rank;
+    below += run;
+    p = end;
+  }
+  below = 0;
+  for (let p = 0; p < k; ) {
+    const end = yRunEnd[p]!;
+    let run = 0;
+    for (let q = p; q < end; q++) run += size[yOrder[q]!]!;
+    const rank = below + (run + 1) / 2;
+    for (let q = p; q < end; q++) ry[yOrder[q]!] = rank;
+    below += run;
+    p = end;
+  }
+  const n = cellOf.length;
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x[i] = rx[cellOf[i]!]!;
+    y[i] = ry[cellOf[i]!]!;
+  }
+  return { x, y };
 }
 
 /** How often each cell occurs in the resample idx (w has one slot per cell). */
@@ -339,5 +389,106 @@ export function kappaCells(c: Cells, offset: number, k: number, weights: 'none' 
       }
     }
     return expected === 0 ? null : 1 - (observed * m) / expected;
+  };
+}
+
+/**
+ * bestThreshold on the full sample, from the cells (x = score, y = 1 for an expert pass): the same
+ * sweep over the distinct scores from the highest down, with the same counts, so the same choice.
+ */
+export function bestThresholdCells(c: Cells): ThresholdChoice | null {
+  const { x, y, size } = c;
+  const cells = x.length;
+  let totalPos = 0;
+  let totalNeg = 0;
+  for (let k = 0; k < cells; k++) {
+    if (y[k] === 1) totalPos += size[k]!;
+    else totalNeg += size[k]!;
+  }
+  if (totalPos === 0 || totalNeg === 0) return null;
+  let best: ThresholdChoice | null = null;
+  let tp = 0;
+  let fp = 0;
+  for (let end = cells; end > 0; ) {
+    const t = x[end - 1]!;
+    let p = end - 1;
+    while (p > 0 && x[p - 1] === t) p--;
+    for (let k = p; k < end; k++) {
+      if (y[k] === 1) tp += size[k]!;
+      else fp += size[k]!;
+    }
+    best = betterThreshold(best, t, { tp, fp, tn: totalNeg - fp, fn: totalPos - tp });
+    end = p;
+  }
+  return best;
+}
+
+/** What binaryCells gives for one resample (the same object each time: read it before the next). */
+export interface BinaryOfResample { confusion: Confusion; rocAuc: number | null }
+
+/**
+ * The confusion count at a fixed threshold (judge passes when x >= threshold, expert when y = 1)
+ * and ROC AUC, from one walk of the cells in x order: what confusionCells and rocAucCells give,
+ * to the bit (all are sums of whole and half counts, exact in floating point). The cells at and
+ * above the threshold are a suffix of the x order, so the confusion is the walk's totals split there.
+ */
+export function binaryCells(c: Cells, threshold: number): (w: Float64Array) => BinaryOfResample {
+  const { x, xRunEnd } = c;
+  const cells = x.length;
+  const positive = Float64Array.from(c.y, (v) => (v === 1 ? 1 : 0));
+  let firstPass = 0;
+  while (firstPass < cells && !(x[firstPass]! >= threshold)) firstPass++;
+  let untied = true;
+  for (let k = 0; k < cells; k++) if (xRunEnd[k] !== k + 1) untied = false;
+  const confusion: Confusion = { tp: 0, fp: 0, tn: 0, fn: 0 };
+  const out: BinaryOfResample = { confusion, rocAuc: null };
+  return (w) => {
+    let negBelow = 0;
+    let wins = 0;
+    let pos = 0;
+    let posFailed = 0;
+    let negFailed = 0;
+    if (untied) {
+      // Every score distinct among the cells: a run is one cell, either a pass or a fail.
+      for (let k = 0; k < cells; k++) {
+        if (k === firstPass) {
+          posFailed = pos;
+          negFailed = negBelow;
+        }
+        const pk = w[k]! * positive[k]!;
+        wins += pk * negBelow;
+        negBelow += w[k]! - pk;
+        pos += pk;
+      }
+    } else {
+      for (let p = 0; p < cells; ) {
+        if (p === firstPass) {
+          posFailed = pos;
+          negFailed = negBelow;
+        }
+        const end = xRunEnd[p]!;
+        let runPos = 0;
+        let runNeg = 0;
+        for (let k = p; k < end; k++) {
+          const pk = w[k]! * positive[k]!;
+          runPos += pk;
+          runNeg += w[k]! - pk;
+        }
+        wins += runPos * (negBelow + runNeg / 2);
+        negBelow += runNeg;
+        pos += runPos;
+        p = end;
+      }
+    }
+    if (firstPass === cells) {
+      posFailed = pos;
+      negFailed = negBelow;
+    }
+    confusion.fn = posFailed;
+    confusion.tn = negFailed;
+    confusion.tp = pos - posFailed;
+    confusion.fp = negBelow - negFailed;
+    out.rocAuc = pos === 0 || negBelow === 0 ? null : wins / (pos * negBelow);
+    return out;
   };
 }

@@ -1,0 +1,124 @@
+// Open expert disagreements of a dataset: label slots (response, criterion, context) of a
+// non-numeric, unarchived criterion whose submitted values differ and that have no gold value yet.
+// Nearly every page shows their number (what waits for an adjudicator) and the review of an item
+// links to the next one, so during active labelling they would be recounted over the whole dataset
+// after every save. Instead the kept figures are updated from the changed item: a write of the
+// label service touches the slots of the responses it writes to and nothing else, so the count
+// of each touched response is read again (one query each) inside the same transaction, and the
+// kept value moves from the version before the write to the version after it
+// (derived-cache.ts: advance). Any other change (an import, sqlite3, another process, a criterion
+// archived) leaves a version gap the kept value does not cover, and the next read recomputes it all.
+import type { DB } from '../db/connection.ts';
+import type { DerivedCache } from '../db/derived-cache.ts';
+
+const KEY = 'disagreements:open';
+
+/** What the pages read: how many slots are open, and the responses with at least one, in id order. */
+export interface OpenDisagreements {
+  readonly count: number;
+  /** Response ids with an open disagreement, ascending. */
+  ids(): readonly number[];
+  /**
+   * Where open slots offset … offset + limit − 1 (in response, criterion, context order) lie: the
+   * responses from `first` to `last` hold them, and `skip` slots of `first` come before them; null
+   * when there are none.
+   */
+  window(offset: number, limit: number): { first: number; last: number; skip: number } | null;
+}
+
+// The kept value: open slots per response, the total, and the sorted ids (rebuilt when asked after
+// a change). The cache freezes a kept object one level deep, so what changes lives one level down.
+class Kept implements OpenDisagreements {
+  private readonly state: { count: number; sorted: number[] | null } = { count: 0, sorted: null };
+  constructor(private readonly perResponse: Map<number, number>) {
+    for (const n of perResponse.values()) this.state.count += n;
+  }
+  get count(): number {
+    return this.state.count;
+  }
+  ids(): readonly number[] {
+    this.state.sorted ??= [...this.perResponse.keys()].sort((a, b) => a - b);
+    return this.state.sorted;
+  }
+  window(offset: number, limit: number): { first: number; last: number; skip: number } | null {
+    const ids = this.ids();
+    let before = 0;
+    let k = 0;
+    while (k < ids.length && before + this.perResponse.get(ids[k]!)! <= offset) before += this.perResponse.get(ids[k++]!)!;
+    if (k === ids.length || limit <= 0) return null;
+    const first = ids[k]!;
+    const skip = offset - before;
+    let covered = this.perResponse.get(first)! - skip;
+    while (covered < limit && k + 1 < ids.length) covered += this.perResponse.get(ids[++k]!)!;
+    return { first, last: ids[k]!, skip };
+  }
+  set(responseId: number, n: number): void {
+    const before = this.perResponse.get(responseId) ?? 0;
+    if (before === n) return;
+    this.state.count += n - before;
+    if (n === 0) this.perResponse.delete(responseId);
+    else this.perResponse.set(responseId, n);
+    if ((before === 0) !== (n === 0)) this.state.sorted = null;
+  }
+}
+
+// The slot rule, once: what makes a group of one response's submitted labels an open disagreement.
+const OPEN_SLOTS = `FROM label l JOIN annotation a ON a.id = l.annotation_id JOIN criterion c ON c.id = l.criterion_id
+  WHERE %WHERE% AND a.state = 'submitted' AND c.kind <> 'numeric' AND c.archived = 0
+  GROUP BY a.response_id, l.criterion_id, l.context_index
+  HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
+    AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)`;
+
+/** A write in progress: the responses it touches; `done()` (inside the transaction) brings the kept value up to date. */
+export interface TrackedWrite {
+  touch(responseId: number): void;
+  /** Call last inside the transaction; returns what to do once it has committed. */
+  done(): () => void;
+}
+
+export function openDisagreementsTracker(db: DB, derived: DerivedCache) {
+  const s = {
+    version: db.prepare<[number], number>('SELECT data_version FROM dataset WHERE id = ?').pluck(),
+    all: db.prepare<[number], { response_id: number; n: number }>(`SELECT response_id, count(*) AS n FROM (
+      SELECT a.response_id ${OPEN_SLOTS.replace('%WHERE%', 'a.dataset_id = ?')}) GROUP BY response_id`),
+    ofResponse: db.prepare<[number], number>(`SELECT count(*) FROM (SELECT 1 ${OPEN_SLOTS.replace('%WHERE%', 'a.response_id = ?')})`).pluck(),
+  };
+
+  function compute(datasetId: number): Kept {
+    return new Kept(new Map(s.all.all(datasetId).map((r) => [r.response_id, r.n])));
+  }
+
+  return {
+    /** The dataset's open disagreements (kept; updated in place by the label service's writes). */
+    of(datasetId: number): OpenDisagreements {
+      return derived.get(datasetId, KEY, () => compute(datasetId));
+    },
+
+    /**
+     * Starts tracking a write to the dataset: call inside its transaction, before any change. With
+     * `nested` (the transaction is part of an outer one, which may yet roll back) nothing is updated.
+     */
+    begin(datasetId: number, nested = false): TrackedWrite {
+      // Nothing kept (nobody looked since the last recount was dropped): nothing to update, no query.
+      const from = nested || !derived.keeps(datasetId, KEY) ? undefined : s.version.get(datasetId);
+      const kept = from === undefined ? undefined : derived.peek<Kept>(datasetId, KEY, from);
+      const touched = new Set<number>();
+      return {
+        touch: (responseId) => void touched.add(responseId),
+        done() {
+          if (!kept) return () => {};
+          const counts = [...touched].map((id) => [id, s.ofResponse.get(id) ?? 0] as const);
+          const to = s.version.get(datasetId)!;
+          return () => {
+            // Still the value kept at `from` (nothing else replaced it since the transaction began).
+            if (derived.peek(datasetId, KEY, from!) !== kept) return;
+            for (const [id, n] of counts) kept.set(id, n);
+            derived.advance(datasetId, KEY, from!, to);
+          };
+        },
+      };
+    },
+  };
+}
+
+export type OpenDisagreementsTracker = ReturnType<typeof openDisagreementsTracker>;

@@ -1,0 +1,142 @@
+// The open disagreements every page shows are kept and updated from the changed item by the label
+// service's own writes (labels/open-disagreements.ts). After any sequence of submissions, changed
+// labels, drafts, hand-outs, adjudications and deletions, the kept figures must equal a full
+// recount of the dataset; the service's writes must update them in place (no recount), and changes
+// made past the service (sqlite3, another process) must make the next read recount.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTestContext, type TestContext } from '../helpers.ts';
+import { createRng } from '../../server/stats/index.ts';
+import { seenVersion, valueKey } from '../../server/labels/service.ts';
+import type { Criterion } from '../../server/criteria/queries.ts';
+import type { CurrentUser } from '../../server/http/context.ts';
+
+let env: TestContext;
+let ds: number;
+let criteria: Criterion[];
+let experts: CurrentUser[];
+let responses: number[];
+
+beforeEach(async () => {
+  env = openTestContext('goldset-open-disagreements-');
+  const { ctx, dir, db } = env;
+  ds = ctx.datasets.create(null, { name: 'hr', description: '', language: 'zh', domain: '' }).id;
+  const first = (await ctx.users.createUser(null, { email: 'li@example.com', name: 'Li', role: 'expert', password: 'a long enough password' })).id;
+  const f = path.join(dir, 'items.jsonl');
+  fs.writeFileSync(f, Array.from({ length: 12 }, (_, i) => JSON.stringify({ user_input: `问题 ${i}`, reference: `答案 ${i}`, response: `回答 ${i}`,
+    'human.correct': i % 2 ? 'yes' : 'no' })).join('\n'));
+  const r = await ctx.imports.importFile(null, ds, f, { format: 'jsonl', annotatorId: first });
+  if (!r.ok) throw new Error(JSON.stringify(r));
+  ctx.criteria.create(null, ds, { name: 'tone', kind: 'categorical', target: 'response', scale_min: null, scale_max: null, guidelines: '',
+    options: [{ value: 'formal', label: 'formal' }, { value: 'casual', label: 'casual' }] });
+  criteria = ctx.criteria.forDataset(ds);
+  const others = [];
+  for (const who of ['wang', 'zhao']) others.push((await ctx.users.createUser(null, { email: `${who}@example.com`, name: who, role: 'expert', password: 'a long enough password' })).id);
+  experts = [first, ...others].map((id) => ctx.users.queries.byId(id)!);
+  responses = db.prepare('SELECT id FROM response WHERE dataset_id = ? ORDER BY id').pluck().all(ds) as number[];
+});
+afterEach(() => env.close());
+
+/** A full recount: the number of open slots and the responses holding them. */
+function recount() {
+  const rows = env.ctx.labels.disagreements(ds, -1, 0);
+  return { count: env.ctx.labels.disagreementCount(ds), ids: [...new Set(rows.map((d) => d.response_id))].sort((a, b) => a - b) };
+}
+
+const version = () => env.db.prepare('SELECT data_version FROM dataset WHERE id = ?').pluck().get(ds) as number;
+
+describe('open disagreements kept across label changes', () => {
+  it('equal a full recount after every change, updated in place by the label service', () => {
+    const { ctx, db } = env;
+    const rng = createRng(16);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
+    let inPlace = 0;
+    let most = 0;
+    let closed = 0;
+    for (let step = 0; step < 150; step++) {
+      const kept = ctx.labels.openDisagreements(ds);
+      const before = version();
+      const expert = pick(experts);
+      const rid = pick(responses);
+      const target = { id: rid, dataset_id: ds };
+      const values = new Map([[valueKey(criteria[0]!.id, -1), pick(['1', '0'])], [valueKey(criteria[1]!.id, -1), pick(['formal', 'casual'])]]);
+      const input = { values, rationale: '', corrected_answer: '' };
+      const op = rng();
+      let tracked = true;
+      let what: string;
+      if (op < 0.45) {
+        what = `submit ${expert.email} #${rid}`;
+        ctx.labels.submit(expert, target, criteria, input, seenVersion(ctx.labels.mine(rid, expert.id)?.annotation));
+      } else if (op < 0.55) {
+        what = `draft ${expert.email} #${rid}`;
+        ctx.labels.saveDraft(expert, target, criteria, input);
+      } else if (op < 0.65) {
+        what = `submit and next ${expert.email} #${rid}`;
+        ctx.labels.submitAndHandOut(expert, target, criteria, input, seenVersion(ctx.labels.mine(rid, expert.id)?.annotation), 3);
+      } else if (op < 0.7) {
+        what = `hand out to ${expert.email}`;
+        ctx.labels.handOut(ds, expert.id, 3);
+      } else if (op < 0.85) {
+        const c = pick(criteria);
+        what = `adjudicate #${rid} ${c.name}`;
+        const existing = db.prepare('SELECT version FROM adjudication WHERE response_id = ? AND criterion_id = ? AND context_index = -1').pluck().get(rid, c.id) as number | undefined;
+        ctx.labels.adjudicate(experts[0]!.id, c, rid, -1, c.kind === 'binary' ? pick(['1', '0']) : pick(['formal', 'casual']), 'decided', existing ?? 0);
+      } else if (op < 0.92) {
+        // Past the service, as sqlite3 or another process would: an annotation deleted (its labels by cascade).
+        what = `annotation deleted #${rid}`;
+        tracked = false;
+        db.prepare('DELETE FROM annotation WHERE response_id = ? AND annotator_id = ?').run(rid, expert.id);
+      } else {
+        what = `adjudication deleted #${rid}`;
+        tracked = false;
+        db.prepare('DELETE FROM adjudication WHERE response_id = ?').run(rid);
+      }
+      const now = ctx.derived.peek(ds, 'disagreements:open', version());
+      if (tracked) {
+        expect(now, `${what}: kept value updated in place`).toBe(kept);
+        inPlace++;
+      } else if (version() !== before) {
+        expect(now, `${what}: a change past the service leaves nothing kept as current`).toBeUndefined();
+      }
+      const full = recount();
+      // Pages read from the kept open slots equal the query over the whole dataset, page by page.
+      for (const limit of [1, 3, 7]) {
+        for (let offset = 0; offset <= full.count; offset += limit) {
+          expect(ctx.labels.disagreementsPage(ds, limit, offset), `${what}: page ${limit} at ${offset}`).toEqual(ctx.labels.disagreements(ds, limit, offset));
+        }
+      }
+      if (full.count < kept.count) closed++;
+      most = Math.max(most, full.count);
+      const after = ctx.labels.openDisagreements(ds);
+      expect(after.count, what).toBe(full.count);
+      expect([...after.ids()], what).toEqual(full.ids);
+    }
+    expect(inPlace).toBeGreaterThan(100);
+    // The sequence reached the interesting states: several disagreements open at once, and some closed again.
+    expect(most).toBeGreaterThan(3);
+    expect(closed).toBeGreaterThan(1);
+  });
+
+  it('are recounted after a change that does not go through the service, and after an outer transaction rolled back', () => {
+    const { ctx, db } = env;
+    const [li, wang] = experts;
+    const rid = responses[0]!;
+    const values = new Map([[valueKey(criteria[0]!.id, -1), '1'], [valueKey(criteria[1]!.id, -1), 'formal']]);
+    ctx.labels.submit(wang!, { id: rid, dataset_id: ds }, criteria, { values, rationale: '', corrected_answer: '' }, 0);
+    expect(ctx.labels.openDisagreements(ds).count).toBe(recount().count);
+    // Archiving a criterion changes which slots count: no label write names it, the version moves, the next read recounts.
+    db.prepare('UPDATE criterion SET archived = 1 WHERE id = ?').run(criteria[1]!.id);
+    expect(ctx.derived.peek(ds, 'disagreements:open', version())).toBeUndefined();
+    expect(ctx.labels.openDisagreements(ds).count).toBe(recount().count);
+    // A write of the service inside an outer transaction that rolls back leaves nothing kept as current.
+    const kept = ctx.labels.openDisagreements(ds);
+    expect(() => db.transaction(() => {
+      ctx.labels.submit(li!, { id: responses[1]!, dataset_id: ds }, [criteria[0]!], { values: new Map([[valueKey(criteria[0]!.id, -1), '1']]), rationale: '', corrected_answer: '' },
+        seenVersion(ctx.labels.mine(responses[1]!, li!.id)?.annotation));
+      throw new Error('rolled back');
+    })()).toThrow('rolled back');
+    expect(ctx.labels.openDisagreements(ds)).toBe(kept);
+    expect(ctx.labels.openDisagreements(ds).count).toBe(recount().count);
+  });
+});
