@@ -166,7 +166,7 @@ export const en = {
   'import.empty': 'The file has no rows.',
 
   'export.title': 'Export',
-  'export.lead': 'Download the samples in the layout Ragas reads: EvaluationDataset.from_jsonl for JSONL, pandas.read_csv for CSV.',
+  'export.lead': 'Download the samples (or the responses with their gold labels) for people (a spreadsheet-safe CSV or an XLSX workbook), for Ragas (EvaluationDataset.from_jsonl reads the JSONL, pandas.read_csv the CSV) or for another goldset.',
   'export.format': 'Format',
   'export.ragas_jsonl': 'Ragas JSONL (user_input, reference, reference_contexts)',
   'export.ragas_csv': 'Ragas CSV (lists as JSON arrays)',

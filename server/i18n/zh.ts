@@ -167,7 +167,7 @@ export const zh: Record<MessageKey, string> = {
   'import.empty': '文件中没有数据行。',
 
   'export.title': '导出',
-  'export.lead': '按 Ragas 可读取的格式下载样本：JSONL 可用 EvaluationDataset.from_jsonl 读取，CSV 可用 pandas.read_csv 读取。',
+  'export.lead': '下载样本（或连同金标准标注的回答）：给人看的可放心打开的 CSV 或 XLSX 工作簿，给 Ragas 用的格式（JSONL 可用 EvaluationDataset.from_jsonl 读取，CSV 可用 pandas.read_csv 读取），或用于另一个 goldset 实例。',
   'export.format': '格式',
   'export.ragas_jsonl': 'Ragas JSONL（user_input、reference、reference_contexts）',
   'export.ragas_csv': 'Ragas CSV（列表为 JSON 数组）',
