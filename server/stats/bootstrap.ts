@@ -121,7 +121,7 @@ export interface BootstrapOptions {
   minValidFraction?: number;
 }
 
-interface ResolvedOptions {
+export interface ResolvedOptions {
   resamples: number;
   seed: number;
   alpha: number;
@@ -205,23 +205,29 @@ export function pairedBootstrap(n: number, statA: IndexStat, statB: IndexStat, o
   checkN(n);
   const o = resolve(options);
   if (n === 0) return null;
-  const full = allIndices(n);
+  const stream = indexStream(o.seed);
+  const idx = new Uint32Array(n);
+  return pairedDifference(allIndices(n), () => { stream.indices(idx, n); return idx; }, statA, statB, o);
+}
+
+/**
+ * statA − statB on the full sample and on each resample `draw` gives (the same indices for both):
+ * the percentile interval of the differences and the two-sided p-value
+ * min(1, 2·min(#{d ≤ 0}, #{d ≥ 0}) / valid resamples). Shared by the item and the cluster bootstrap.
+ */
+export function pairedDifference(full: Uint32Array, draw: () => Uint32Array, statA: IndexStat, statB: IndexStat,
+  o: ResolvedOptions): PairedBootstrapResult | null {
   const a0 = statA(full);
   const b0 = statB(full);
   if (!valid(a0) || !valid(b0)) return null;
   const diff = a0 - b0;
-
-  const stream = indexStream(o.seed);
-  const idx = new Uint32Array(n);
   const values = new Float64Array(o.resamples);
-  let count = 0;
-  let atMostZero = 0;
-  let atLeastZero = 0;
+  let count = 0, atMostZero = 0, atLeastZero = 0;
   for (let r = 0; r < o.resamples; r++) {
-    stream.indices(idx, n);
-    const a = statA(idx);
+    const drawn = draw();
+    const a = statA(drawn);
     if (!valid(a)) continue;
-    const b = statB(idx);
+    const b = statB(drawn);
     if (!valid(b)) continue;
     const d = a - b;
     values[count++] = d;
@@ -229,8 +235,7 @@ export function pairedBootstrap(n: number, statA: IndexStat, statB: IndexStat, o
     if (d >= 0) atLeastZero++;
   }
   if (count < 2 || count < o.minValidFraction * o.resamples) return { diff, ci: null, p_value: null, n_valid: count };
-  const p = Math.min(1, (2 * Math.min(atMostZero, atLeastZero)) / count);
-  return { diff, ci: percentileInterval(values, count, o.alpha), p_value: p, n_valid: count };
+  return { diff, ci: percentileInterval(values, count, o.alpha), p_value: Math.min(1, (2 * Math.min(atMostZero, atLeastZero)) / count), n_valid: count };
 }
 
 // For the cluster bootstrap (cluster-bootstrap.ts): the same option rules and interval.

@@ -9,7 +9,7 @@
 // null below minValidFraction, type-7 quantiles. With one item per cluster the draws are exactly
 // those of bootstrapCI / pairedBootstrap for the same seed, so the two agree to the last digit.
 
-import { createRng, percentileInterval, resolveBootstrapOptions, type BootstrapOptions, type IndexStat, type PairedBootstrapResult } from './bootstrap.ts';
+import { allIndices, createRng, pairedDifference, percentileInterval, resolveBootstrapOptions, type BootstrapOptions, type IndexStat, type PairedBootstrapResult } from './bootstrap.ts';
 
 /** Items grouped into clusters: cluster c holds items[offsets[c] .. offsets[c + 1]). */
 export interface Clusters {
@@ -90,26 +90,7 @@ export function pairedClusterBootstrap(clusters: Clusters, statA: IndexStat, sta
   const o = resolveBootstrapOptions(options);
   const k = clusterCount(clusters);
   if (k === 0) return null;
-  const all = Uint32Array.from({ length: clusters.items.length }, (_, i) => i);
-  const a0 = statA(all);
-  const b0 = statB(all);
-  if (!valid(a0) || !valid(b0)) return null;
-  const diff = a0 - b0;
   const rng = createRng(o.seed);
   const idx = new Uint32Array(k * largest(clusters));
-  const values = new Float64Array(o.resamples);
-  let count = 0, atMostZero = 0, atLeastZero = 0;
-  for (let r = 0; r < o.resamples; r++) {
-    const drawn = idx.subarray(0, drawClusters(clusters, rng, idx));
-    const a = statA(drawn);
-    if (!valid(a)) continue;
-    const b = statB(drawn);
-    if (!valid(b)) continue;
-    const d = a - b;
-    values[count++] = d;
-    if (d <= 0) atMostZero++;
-    if (d >= 0) atLeastZero++;
-  }
-  if (count < 2 || count < o.minValidFraction * o.resamples) return { diff, ci: null, p_value: null, n_valid: count };
-  return { diff, ci: percentileInterval(values, count, o.alpha), p_value: Math.min(1, (2 * Math.min(atMostZero, atLeastZero)) / count), n_valid: count };
+  return pairedDifference(allIndices(clusters.items.length), () => idx.subarray(0, drawClusters(clusters, rng, idx)), statA, statB, o);
 }
