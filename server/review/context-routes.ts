@@ -13,7 +13,6 @@ import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument } from '../http/render.ts';
 import { can, requireRole, requireUser } from '../http/security.ts';
 import type { RunRow } from '../judge/run-queries.ts';
-import { canonicalValue } from '../criteria/values.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { isContextPrecisionMetric } from '../calibration/context-service.ts';
 import { compareContext } from '../calibration/report-context.ts';
@@ -26,6 +25,7 @@ import {
 import { NOTE_MAX, parseTrace } from './routes.ts';
 import { reviewQueries, VERDICTS } from './queue.ts';
 import { reviewText } from './text.ts';
+import { goldCorrection } from './correction.ts';
 
 const PAGE = 50;
 
@@ -165,22 +165,13 @@ export function contextReviewRoutes(app: AppContext): Router {
     const form = parseForm(VerdictForm, body, req.t);
     const invalid = (errors: FieldErrors, status = 422) => renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_form'), ...errors } }, status);
     if (!form.ok) return invalid(form.errors);
-    const { verdict, note, gold } = form.data;
+    const { verdict, note } = form.data;
 
-    // A corrected gold value: only with "judge right" and only by adjudicators.
-    let correction: string | null = null;
-    if (verdict === 'judge_right' && gold !== '') {
-      if (!labels.canAdjudicate(dataset.id, req.user)) {
-        app.log.warn('authz.refused', { path: req.path, user: req.user!.id, reason: 'not an adjudicator' });
-        return sendError(req, res, 403, req.t('err.not_adjudicator'));
-      }
-      const value = canonicalValue(criterion, gold);
-      if (value === null) return invalid({ gold: rt('review.err_gold') });
-      if (value !== labels.gold(criterion, response.id, index)) {
-        if (!note) return invalid({ note: rt('review.err_note_for_correction') });
-        correction = value;
-      }
-    }
+    // A corrected gold value (review/correction.ts).
+    const decided = goldCorrection(app, req, criterion, { responseId: response.id, contextIndex: index, datasetId: dataset.id }, form.data, true);
+    if ('forbidden' in decided) return sendError(req, res, 403, req.t('err.not_adjudicator'));
+    if ('errors' in decided) return invalid(decided.errors);
+    const correction = decided.value;
 
     try {
       app.db.transaction(() => {

@@ -5,7 +5,6 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import type { Criterion } from '../criteria/queries.ts';
-import { canonicalValue } from '../criteria/values.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { idParam } from '../datasets/routes.ts';
 import { parseForm, type FieldErrors } from '../http/forms.ts';
@@ -20,6 +19,7 @@ import { buildQueue, comparer, neighbours, reviewQueries, VERDICTS, type Queue }
 import { readState, stateQuery, type QueueState } from './state.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { reviewText } from './text.ts';
+import { goldCorrection } from './correction.ts';
 import { systemNames } from '../responses/queries.ts';
 import { LIMITS } from '../limits.ts';
 import { inDataset } from '../datasets/scoped.ts';
@@ -167,22 +167,13 @@ export function reviewRoutes(app: AppContext): Router {
     const form = parseForm(VerdictForm, body, req.t);
     const invalid = (errors: FieldErrors) => renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_form'), ...errors } }, 422);
     if (!form.ok) return invalid(form.errors);
-    const { verdict, note, gold } = form.data;
+    const { verdict, note } = form.data;
 
-    // A corrected gold value: only with "judge right", only by adjudicators, never for numeric criteria.
-    let correction: string | null = null;
-    if (verdict === 'judge_right' && gold !== '') {
-      if (!labels.canAdjudicate(dataset.id, req.user)) {
-        app.log.warn('authz.refused', { path: req.path, user: req.user!.id, reason: 'not an adjudicator' });
-        return sendError(req, res, 403, req.t('err.not_adjudicator'));
-      }
-      const value = criterion.kind === 'numeric' ? null : canonicalValue(criterion, gold);
-      if (value === null) return invalid({ gold: rt('review.err_gold') });
-      if (value !== labels.gold(criterion, response.id, -1)) {
-        if (!note) return invalid({ note: rt('review.err_note_for_correction') });
-        correction = value;
-      }
-    }
+    // A corrected gold value (review/correction.ts); never for numeric criteria.
+    const decided = goldCorrection(app, req, criterion, { responseId: response.id, contextIndex: -1, datasetId: dataset.id }, form.data, criterion.kind !== 'numeric');
+    if ('forbidden' in decided) return sendError(req, res, 403, req.t('err.not_adjudicator'));
+    if ('errors' in decided) return invalid(decided.errors);
+    const correction = decided.value;
 
     try {
       app.db.transaction(() => {
