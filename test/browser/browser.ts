@@ -83,7 +83,7 @@ export async function logIn(page: Page, baseUrl: string, user: { email: string; 
   await page.waitForURL('**/datasets');
 }
 
-/** Collects the page's script errors and console errors into `errors` (a test fails when it is not empty). */
+/** Collects uncaught script errors and console errors (CSP refusals show up there) into `errors`; a test fails when it is not empty. */
 export function watchErrors(page: Page, errors: string[]): void {
   page.on('pageerror', (e) => errors.push(`pageerror on ${page.url()}: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()} (${m.location().url})`); });

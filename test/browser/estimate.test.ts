@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
-import { launchBrowser, logInThroughForm, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+import { launchBrowser, logInThroughForm, newContext, screenshot, screenshotLive, stopAtFirstFailure, watchErrors } from './browser.ts';
 
 const en = translator('en');
 const zh = translator('zh');
@@ -55,11 +55,6 @@ let runId: number;
 let criterionId: number;
 const errors: string[] = [];
 
-function watchErrors(page: Page): void {
-  page.on('pageerror', (e) => errors.push(`pageerror on ${page.url()}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()}`); });
-}
-
 beforeAll(async () => {
   app = await startTestApp();
   const { ctx } = app;
@@ -76,7 +71,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   admin = await (await newContext(browser, { height: 1000 })).newPage();
   expert = await (await newContext(browser)).newPage();
-  for (const p of [admin, expert]) watchErrors(p);
+  for (const p of [admin, expert]) watchErrors(p, errors);
   await logInThroughForm(admin, app.url, ADMIN);
   await logInThroughForm(expert, app.url, EXPERT);
 });

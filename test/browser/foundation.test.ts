@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
-import { launchBrowser, logInThroughForm, newContext, screenshot, stopAtFirstFailure } from './browser.ts';
+import { launchBrowser, logInThroughForm, newContext, screenshot, stopAtFirstFailure, watchErrors } from './browser.ts';
 
 const ADMIN = { email: 'ada@example.com', name: 'Ada Admin', password: 'correct horse battery' };
 const EXPERT = { email: 'li.wei@example.com', name: 'Li Wei', password: 'another long password' };
@@ -34,12 +34,6 @@ function samplesCount(n: number): RegExp {
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Collects uncaught script errors and console errors (CSP refusals show up there). */
-function watchErrors(page: Page, errors: string[]): void {
-  page.on('pageerror', (e) => errors.push(`pageerror on ${page.url()}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()} (${m.location().url})`); });
 }
 
 describe('goldset in a browser', () => {
