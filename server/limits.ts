@@ -62,6 +62,9 @@ export const LIMITS = {
   datasetName: 120,
   description: 4_000,
   domain: 120,
+  /** A release's tag (letters, digits, '.', '_', '-') and its note. */
+  releaseTag: 80,
+  releaseNote: 2_000,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

@@ -10,13 +10,14 @@ import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS } from '../importexport/export.ts';
-import { MAX_NOTE_CHARS, ReleaseError, evalSetOf, type ReleaseRow } from './service.ts';
+import { ReleaseError, evalSetOf, type ReleaseRow } from './service.ts';
 import { ReleaseExportError, checkReleaseExport, etagMatches, releaseEtag, writeReleaseExport } from './export.ts';
 import { diffReleases, type DiffInput } from './diff.ts';
 import type { StoredRecord } from './queries.ts';
 import { DiffPage, ReleasePage, ReleasesPage, type ReleaseSummary } from '../../views/pages/releases.tsx';
+import { LIMITS } from '../limits.ts';
 
-const ReleaseForm = z.object({ tag: text(80, 1), note: text(MAX_NOTE_CHARS), responses: z.literal('1').optional().catch(undefined) });
+const ReleaseForm = z.object({ tag: text(LIMITS.releaseTag, 1), note: text(LIMITS.releaseNote), responses: z.literal('1').optional().catch(undefined) });
 export const ReleaseExportQuery = z.object({
   format: z.enum(EXPORT_FORMATS).catch('ragas-jsonl'),
   responses: z.enum(['1', 'true']).optional().catch(undefined),

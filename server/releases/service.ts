@@ -8,14 +8,14 @@ import type { DatasetRow } from '../datasets/queries.ts';
 import { releaseHasher } from './canonical.ts';
 import { contentQueries, currentRecords, type RecordContent, type ResponseContent, type SampleContent } from './content.ts';
 import { releaseQueries, type ReleaseRow, type StoredRecord } from './queries.ts';
+import { LIMITS } from '../limits.ts';
 
 export class ReleaseError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
 }
 
 /** Tags name releases in URLs and CI scripts: letters, digits, dot, dash and underscore, e.g. 2026-12-hr-v3. */
-export const TAG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
-export const MAX_NOTE_CHARS = 2000;
+export const TAG_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,${LIMITS.releaseTag - 1}}$`);
 const PAGE = 1000;
 
 /** Which eval set a run, report or gate is about: a release, or the dataset as it is. */
@@ -61,7 +61,7 @@ export function releaseService(db: DB, audit: AuditQueries) {
     create(actor: { id: number; email: string } | null, dataset: DatasetRow, input: { tag: string; note: string; responses: boolean }): ReleaseRow {
       const tag = input.tag.trim();
       if (!TAG_PATTERN.test(tag)) throw new ReleaseError('release.err_tag', 'tag');
-      if (input.note.length > MAX_NOTE_CHARS) throw new ReleaseError('err.too_long', 'note');
+      if (input.note.length > LIMITS.releaseNote) throw new ReleaseError('err.too_long', 'note');
       const stage = `temp."release_stage_${crypto.randomUUID().replace(/-/g, '')}"`;
       try {
         return db.transaction(() => {

@@ -5,6 +5,7 @@ import { Csrf, Field, FormError } from '../components.tsx';
 import { Diff } from './sample.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { ReleaseDiff } from '../../server/releases/diff.ts';
+import { LIMITS } from '../../server/limits.ts';
 
 export interface ReleaseSummary {
   tag: string; hash: string; samples: number; responses: number; withResponses: boolean; author: string | null; createdAt: string; note: string;
@@ -45,11 +46,11 @@ export function ReleasesPage({ ctx, dataset, releases, approved, canCreate, valu
               <FormError errors={errors} />
               <div class="row">
                 <Field name="tag" label={t('release.tag')} errors={errors} hint={t('release.tag_hint')}>
-                  <input id="f-tag" name="tag" required maxLength={80} pattern="[A-Za-z0-9][A-Za-z0-9._\-]{0,79}" value={values.tag ?? ''} class="mono"
+                  <input id="f-tag" name="tag" required maxLength={LIMITS.releaseTag} pattern={`[A-Za-z0-9][A-Za-z0-9._\\-]{0,${LIMITS.releaseTag - 1}}`} value={values.tag ?? ''} class="mono"
                     aria-describedby="f-tag-hint" />
                 </Field>
                 <Field name="note" label={t('release.note')} errors={errors} hint={t('release.note_hint')}>
-                  <input id="f-note" name="note" maxLength={2000} value={values.note ?? ''} aria-describedby="f-note-hint" />
+                  <input id="f-note" name="note" maxLength={LIMITS.releaseNote} value={values.note ?? ''} aria-describedby="f-note-hint" />
                 </Field>
               </div>
               <div class="field checkbox"><input type="checkbox" id="f-responses" name="responses" value="1" checked={values.responses ?? true} />
