@@ -5,32 +5,70 @@
 // them), from any connection or process, so a kept value is exact, never merely recent. Values are
 // frozen one level deep (arrays: their items too; a Map's entries are not), so most attempts to
 // change one throw instead of corrupting the next request's answer.
+//
+// Following a write: during active labelling every view would be a first view, so a kept value may
+// say how to bring itself up to date with a write that names the responses it changed (`follow`).
+// A writer that knows exactly which responses its transaction touches (the label service) calls
+// `track` inside the transaction before any change and `done` last inside it: every kept value of
+// the dataset at the version before the write that can follow reads what it needs of the touched
+// responses there, and once the transaction has committed it is updated and marked current at the
+// version after it. A value that cannot follow stays at the old version and is computed again when
+// asked. A write that names no response (handing out an item reserves it with a draft, which
+// nothing kept reads) moves every kept value of the dataset along unchanged. Any other change (an
+// import, sqlite3, another process) leaves a version gap no kept value covers.
 import type { DB } from './connection.ts';
 
 /** Entries kept, least recently used dropped first: each may hold a list the size of a dataset. */
 const CAPACITY = 8;
 
+/**
+ * How a kept value follows a write that touched `touched` (response ids of its dataset). Called
+ * inside the write's transaction, after the write: read there what the value needs, and return
+ * what to do once it has committed (update the value in place and return it, or return a new one),
+ * or null when the value cannot follow this write (it is then computed again when next asked).
+ */
+export type Follow<T> = (value: T, touched: readonly number[]) => (() => T) | null;
+
+/** A write in progress (see `track`). */
+export interface TrackedWrite {
+  /** Names a response the write changes. */
+  touch(responseId: number): void;
+  /** Call last inside the transaction; returns what to do once it has committed. */
+  done(): () => void;
+}
+
 export interface DerivedCache {
-  /** The value for `key` in the dataset, computed by `compute` unless a value of the dataset's current version is kept. */
-  get<T extends object>(datasetId: number, key: string, compute: () => T): Readonly<T>;
+  /**
+   * The value for `key` in the dataset, computed by `compute` unless a value of the dataset's
+   * current version is kept; `follow` (see Follow) lets the kept value follow tracked writes.
+   */
+  get<T extends object>(datasetId: number, key: string, compute: () => T, follow?: Follow<T>): Readonly<T>;
   /** Whether any value of `key` is kept for the dataset, whatever its version (no query). */
   keeps(datasetId: number, key: string): boolean;
-  /** The value kept for `key` at exactly `version`, if any (what a writer may update instead of having it recomputed). */
+  /** The value kept for `key` at exactly `version`, if any (for tests and benches: no version query). */
   peek<T extends object>(datasetId: number, key: string, version: number): Readonly<T> | undefined;
   /**
-   * Marks the value of `key` kept at version `from` as current at version `to`, for a writer whose
-   * own transaction moved the version from `from` to `to` and that has brought the value up to date
-   * with exactly those changes (see labels/open-disagreements.ts). Nothing happens unless a value is
-   * kept at `from`.
+   * Starts tracking a write to the dataset: call inside its transaction, before any change. With
+   * `nested` (the transaction is part of an outer one, which may yet roll back) nothing follows.
    */
-  advance(datasetId: number, key: string, from: number, to: number): void;
+  track(datasetId: number, nested?: boolean): TrackedWrite;
+}
+
+interface Entry { datasetId: number; version: number; value: object; follow: Follow<object> | undefined }
+
+const IDLE: TrackedWrite = { touch: () => {}, done: () => () => {} };
+
+function freeze(value: object): void {
+  Object.freeze(value);
+  if (Array.isArray(value)) for (const item of value) if (item && typeof item === 'object') Object.freeze(item);
 }
 
 export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
   const version = db.prepare<[number], number>('SELECT data_version FROM dataset WHERE id = ?').pluck();
-  const entries = new Map<string, { version: number; value: object }>();
+  const entries = new Map<string, Entry>();
+  const ofDataset = (datasetId: number) => [...entries].filter(([, e]) => e.datasetId === datasetId);
   return {
-    get<T extends object>(datasetId: number, key: string, compute: () => T): Readonly<T> {
+    get<T extends object>(datasetId: number, key: string, compute: () => T, follow?: Follow<T>): Readonly<T> {
       const current = version.get(datasetId);
       const k = `${datasetId}:${key}`;
       const hit = entries.get(k);
@@ -41,9 +79,8 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
       }
       const value = compute();
       if (current === undefined) return value;
-      Object.freeze(value);
-      if (Array.isArray(value)) for (const item of value) if (item && typeof item === 'object') Object.freeze(item);
-      entries.set(k, { version: current, value });
+      freeze(value);
+      entries.set(k, { datasetId, version: current, value, follow: follow as Follow<object> | undefined });
       if (entries.size > capacity) entries.delete(entries.keys().next().value!);
       return value;
     },
@@ -52,9 +89,40 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
       const hit = entries.get(`${datasetId}:${key}`);
       return hit && hit.version === at ? (hit.value as T) : undefined;
     },
-    advance(datasetId: number, key: string, from: number, to: number): void {
-      const hit = entries.get(`${datasetId}:${key}`);
-      if (hit && hit.version === from) hit.version = to;
+    track(datasetId: number, nested = false): TrackedWrite {
+      // Nothing kept (nobody looked since the last change): nothing to follow, no query.
+      if (nested || ofDataset(datasetId).length === 0) return IDLE;
+      const from = version.get(datasetId);
+      if (from === undefined) return IDLE;
+      const touched = new Set<number>();
+      return {
+        touch: (responseId) => void touched.add(responseId),
+        done() {
+          const to = version.get(datasetId)!;
+          const ids = [...touched];
+          const plans: [Entry, (() => object) | null][] = [];
+          for (const [, e] of ofDataset(datasetId)) {
+            if (e.version !== from) continue;
+            if (ids.length === 0) plans.push([e, null]);
+            else if (e.follow) {
+              const apply = e.follow(e.value, ids);
+              if (apply) plans.push([e, apply]);
+            }
+          }
+          return () => {
+            for (const [e, apply] of plans) {
+              // Still kept at `from`: nothing replaced or moved it since the transaction began.
+              if (e.version !== from || ![...entries.values()].includes(e)) continue;
+              if (apply) {
+                const value = apply();
+                if (value !== e.value) freeze(value);
+                e.value = value;
+              }
+              e.version = to;
+            }
+          };
+        },
+      };
     },
   };
 }

@@ -6,7 +6,7 @@
 // label service touches the slots of the responses it writes to and nothing else, so the count
 // of each touched response is read again (one query each) inside the same transaction, and the
 // kept value moves from the version before the write to the version after it
-// (derived-cache.ts: advance). Any other change (an import, sqlite3, another process, a criterion
+// (derived-cache.ts: follow, track). Any other change (an import, sqlite3, another process, a criterion
 // archived) leaves a version gap the kept value does not cover, and the next read recomputes it all.
 import type { DB } from '../db/connection.ts';
 import type { DerivedCache } from '../db/derived-cache.ts';
@@ -69,16 +69,8 @@ const OPEN_SLOTS = `FROM label l JOIN annotation a ON a.id = l.annotation_id JOI
   HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
     AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)`;
 
-/** A write in progress: the responses it touches; `done()` (inside the transaction) brings the kept value up to date. */
-export interface TrackedWrite {
-  touch(responseId: number): void;
-  /** Call last inside the transaction; returns what to do once it has committed. */
-  done(): () => void;
-}
-
 export function openDisagreementsTracker(db: DB, derived: DerivedCache) {
   const s = {
-    version: db.prepare<[number], number>('SELECT data_version FROM dataset WHERE id = ?').pluck(),
     all: db.prepare<[number], { response_id: number; n: number }>(`SELECT response_id, count(*) AS n FROM (
       SELECT a.response_id ${OPEN_SLOTS.replace('%WHERE%', 'a.dataset_id = ?')}) GROUP BY response_id`),
     ofResponse: db.prepare<[number], number>(`SELECT count(*) FROM (SELECT 1 ${OPEN_SLOTS.replace('%WHERE%', 'a.response_id = ?')})`).pluck(),
@@ -88,35 +80,19 @@ export function openDisagreementsTracker(db: DB, derived: DerivedCache) {
     return new Kept(new Map(s.all.all(datasetId).map((r) => [r.response_id, r.n])));
   }
 
-  return {
-    /** The dataset's open disagreements (kept; updated in place by the label service's writes). */
-    of(datasetId: number): OpenDisagreements {
-      return derived.get(datasetId, KEY, () => compute(datasetId));
-    },
+  /** Follows a tracked write: each touched response's open slots counted again (one query each). */
+  function follow(kept: Kept, touched: readonly number[]): () => Kept {
+    const counts = touched.map((id) => [id, s.ofResponse.get(id) ?? 0] as const);
+    return () => {
+      for (const [id, n] of counts) kept.set(id, n);
+      return kept;
+    };
+  }
 
-    /**
-     * Starts tracking a write to the dataset: call inside its transaction, before any change. With
-     * `nested` (the transaction is part of an outer one, which may yet roll back) nothing is updated.
-     */
-    begin(datasetId: number, nested = false): TrackedWrite {
-      // Nothing kept (nobody looked since the last recount was dropped): nothing to update, no query.
-      const from = nested || !derived.keeps(datasetId, KEY) ? undefined : s.version.get(datasetId);
-      const kept = from === undefined ? undefined : derived.peek<Kept>(datasetId, KEY, from);
-      const touched = new Set<number>();
-      return {
-        touch: (responseId) => void touched.add(responseId),
-        done() {
-          if (!kept) return () => {};
-          const counts = [...touched].map((id) => [id, s.ofResponse.get(id) ?? 0] as const);
-          const to = s.version.get(datasetId)!;
-          return () => {
-            // Still the value kept at `from` (nothing else replaced it since the transaction began).
-            if (derived.peek(datasetId, KEY, from!) !== kept) return;
-            for (const [id, n] of counts) kept.set(id, n);
-            derived.advance(datasetId, KEY, from!, to);
-          };
-        },
-      };
+  return {
+    /** The dataset's open disagreements (kept; updated in place by the label service's tracked writes). */
+    of(datasetId: number): OpenDisagreements {
+      return derived.get(datasetId, KEY, () => compute(datasetId), follow);
     },
   };
 }

@@ -163,14 +163,14 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache)
   }
 
   /**
-   * Runs `write` in a transaction that keeps the dataset's open disagreements current: `write`
-   * names every response it writes to (see open-disagreements.ts), and once the transaction has
-   * committed the kept count follows without a recount of the dataset.
+   * Runs `write` in a transaction that keeps the dataset's kept figures current: `write` names every
+   * response it writes to, and once the transaction has committed every kept value that can follow
+   * it (derived-cache.ts: follow, e.g. open-disagreements.ts) is updated without a recount of the dataset.
    */
   function tracked<A extends unknown[], R>(datasetOf: (args: NoInfer<A>) => number, write: (touch: Touch, ...args: A) => R) {
     const tx = db.transaction((...args: A): [R, () => void] => {
       // Inside someone else's transaction the write may still be rolled back after it returns: keep nothing then.
-      const w = open.begin(datasetOf(args), outer);
+      const w = derived.track(datasetOf(args), outer);
       const result = write(w.touch, ...args);
       return [result, w.done()];
     });

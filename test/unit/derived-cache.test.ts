@@ -121,4 +121,66 @@ describe('derived values per dataset', () => {
     db.prepare('UPDATE score SET value = 0.1 WHERE run_id = ?').run(run);
     expect(ctx.calibration.report(input)).not.toBe(first);
   });
+
+  it('follow a tracked write only when told how, and only once it has committed', () => {
+    const cache = derivedCache(db);
+    const version = () => db.prepare('SELECT data_version FROM dataset WHERE id = ?').pluck().get(hr) as number;
+    const bump = () => db.prepare("UPDATE label SET value = 'no' WHERE annotation_id = (SELECT min(id) FROM annotation WHERE dataset_id = ?)").run(hr);
+    let computed = 0;
+    const followed: number[][] = [];
+    const counter = () => cache.get(hr, 'counter', () => ({ n: ++computed, seen: [] as number[] }), (v, touched) => {
+      followed.push([...touched]);
+      return () => { v.seen.push(...touched); return v; };
+    });
+    const plain = () => cache.get(hr, 'plain', () => ({ n: ++computed }));
+    const write = (touch: number[], fail = false) => {
+      try {
+        db.transaction(() => {
+          const w = cache.track(hr);
+          for (const id of touch) w.touch(id);
+          bump();
+          const committed = w.done();
+          if (fail) throw new Error('rolled back');
+          return committed;
+        })()();
+      } catch (e) {
+        if (!fail) throw e;
+      }
+    };
+    const a = counter();
+    const p = plain();
+    expect(computed).toBe(2);
+    // A write naming a response: the followed value is updated in place, the plain one computed again.
+    write([ids(hr)[0]!]);
+    expect(counter()).toBe(a);
+    expect(a.seen).toEqual([ids(hr)[0]]);
+    expect(cache.peek(hr, 'plain', version())).toBeUndefined();
+    const p2 = plain();
+    expect(p2).not.toBe(p);
+    expect(computed).toBe(3);
+    // A write naming no response (a hand-out's draft) moves every kept value along unchanged.
+    write([]);
+    expect(counter()).toBe(a);
+    expect(plain()).toBe(p2);
+    expect(computed).toBe(3);
+    // A rolled-back write changes nothing and moves nothing: the kept values are still current.
+    const before = followed.length;
+    write([ids(hr)[1]!], true);
+    expect(followed.length).toBe(before + 1); // read inside the transaction …
+    expect(a.seen).toEqual([ids(hr)[0]]); // … but never applied
+    expect(counter()).toBe(a);
+    // A change past the tracker (sqlite3, an import) leaves a gap: both are computed again.
+    bump();
+    expect(counter()).not.toBe(a);
+    expect(plain()).not.toBe(p2);
+    // A write inside someone else's transaction follows nothing (the outer one may yet roll back).
+    const b = counter();
+    db.transaction(() => {
+      const w = cache.track(hr, true);
+      w.touch(ids(hr)[0]!);
+      bump();
+      w.done()();
+    })();
+    expect(counter()).not.toBe(b);
+  });
 });
