@@ -189,7 +189,7 @@ describe('agreement on Krippendorff (2011), 4 coders × 12 units with missing va
     const { ds } = seedPaper();
     const all = vi.spyOn(ctx.labels.queries.criterionValues, 'all');
     const prepare = vi.spyOn(ctx.db, 'prepare');
-    const rows = agreementForDataset(ctx, ds);
+    const rows = agreementForDataset(ctx, ds).rows();
     expect(rows.map((r) => r.criterion.name)).toEqual(['category', 'grade', 'score']);
     expect(all).toHaveBeenCalledTimes(3);
     expect(prepare).not.toHaveBeenCalled();
