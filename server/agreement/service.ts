@@ -23,7 +23,13 @@
 //   kappa null: Cohen's κ is defined for categories, not continuous scores (use α at interval level).
 // - Every figure is null, never NaN, when it cannot be computed (no counted unit, no variation at all,
 //   or not applicable).
-// - The values are read with one prepared statement per criterion (labels.queries.criterionValues).
+// - The values are read with one prepared statement per criterion (labels.queries.criterionValues),
+//   as raw rows of ids; experts are named (by email) only in the pairwise list.
+// - The page keeps the figures' counts (CriterionCounts: integer counts by unit size, per expert and
+//   per pair of experts) and follows the label service's writes from the touched responses
+//   (followAgreement, derived-cache.ts), so during active labelling a view after a save costs the
+//   number of experts and distinct values, not the number of items. Full and followed figures come
+//   from the counts through one function (agreementOf) and equal each other bit for bit.
 import type { AppContext } from '../app-context.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import { choices, measurementLevel, numericValue, type CriterionKind } from '../criteria/values.ts';

@@ -9,6 +9,7 @@
 // - for units with m_u ≥ 2 (the pairable ones): n_c (values per code), Σ_c n_uc², and, by size m,
 //   Σ_u n_uc·n_uk for every pair of codes c < k: Krippendorff's coincidence o_ck is the sum over m
 //   of these counts / (m − 1), so the matrix is kept without a division.
+
 import type { Label } from './basic.ts';
 
 /** Codes below this (2^26) pack a code pair c·CODE_SPAN + k exactly into a number. */
