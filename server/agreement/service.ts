@@ -78,8 +78,6 @@ export const AGREEMENT_JSON_KEYS = [
   'n_items', 'n_annotators', 'level', 'krippendorff_alpha', 'fleiss_kappa', 'percent_agreement', 'pairwise_cohen_kappa',
 ] as const;
 
-/** Context indices per response in a unit key (response id × UNIT_SPAN + context index + 1, exact below 2^53). */
-const UNIT_SPAN = 1 << 20;
 /** Expert ids below this (2^26) pack a pair of experts smaller · ID_SPAN + larger exactly into a number. */
 const ID_SPAN = 1 << 26;
 
@@ -152,7 +150,6 @@ export class CriterionCounts {
   private collect(list: number[], contextIndex: number, annotatorId: number, value: string): void {
     const code = this.code(value);
     if (code < 0) return;
-    if (contextIndex + 1 >= UNIT_SPAN) throw new RangeError(`agreement: context index ${contextIndex} out of range`);
     if (annotatorId >= ID_SPAN) throw new RangeError(`agreement: expert id ${annotatorId} out of range`);
     let at = list.length;
     while (at > 0 && list[at - 3]! > contextIndex) at -= 3;
