@@ -5,7 +5,7 @@ import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
-import { agreementForDataset } from './service.ts';
+import { keptAgreement } from './service.ts';
 import { AgreementPage } from '../../views/pages/agreement.tsx';
 
 export function agreementRoutes(app: AppContext): Router {
@@ -15,7 +15,7 @@ export function agreementRoutes(app: AppContext): Router {
   r.get('/datasets/:id/agreement', requireUser, (req, res) => {
     const dataset = app.datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    sendDocument(res, AgreementPage({ ctx: pageContext(req), dataset, rows: app.derived.get(dataset.id, 'agreement', () => agreementForDataset(app, dataset.id)) }));
+    sendDocument(res, AgreementPage({ ctx: pageContext(req), dataset, rows: keptAgreement(app, dataset.id).rows() }));
   });
 
   return r;

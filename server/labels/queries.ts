@@ -16,6 +16,9 @@ export interface AnnotationRow {
   submitted_at: string | null;
 }
 
+/** A submitted label as the agreement reads it (raw row): response id, context index, annotator id, value. */
+export type SubmittedValue = [responseId: number, contextIndex: number, annotatorId: number, value: string];
+
 export interface LabelValueRow { annotation_id: number; criterion_id: number; context_index: number; value: string }
 
 export interface AdjudicationRow {
@@ -122,10 +125,15 @@ export function labelQueries(db: DB) {
       HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
         AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index))`).pluck(),
     /** Every submitted value of a criterion with who gave it: the input of agreement statistics and of gold labels. */
-    criterionValues: db.prepare<[number], { response_id: number; context_index: number; annotator_id: number; email: string; value: string }>(`
-      SELECT a.response_id, l.context_index, a.annotator_id, u.email, l.value FROM label l
-      JOIN annotation a ON a.id = l.annotation_id JOIN user u ON u.id = a.annotator_id
-      WHERE l.criterion_id = ? AND a.state = 'submitted'`), // no ORDER BY: no figure depends on the order (sorting 200,000 rows took as long as reading them)
+    // Raw rows of ids (response, context index, annotator, value), no email per row: the agreement
+    // reads one row per label of the criterion, and strings and objects per row were most of its cost.
+    criterionValues: db.prepare<[number], SubmittedValue>(`
+      SELECT a.response_id, l.context_index, a.annotator_id, l.value FROM label l JOIN annotation a ON a.id = l.annotation_id
+      WHERE l.criterion_id = ? AND a.state = 'submitted'`).raw(), // no ORDER BY: no figure depends on the order (sorting 200,000 rows took as long as reading them)
+    /** The submitted labels of one response, every criterion (criterion id, then as criterionValues): what the kept agreement follows. */
+    responseValues: db.prepare<[number], [criterionId: number, ...SubmittedValue]>(`
+      SELECT l.criterion_id, a.response_id, l.context_index, a.annotator_id, l.value FROM annotation a JOIN label l ON l.annotation_id = a.id
+      WHERE a.response_id = ? AND a.state = 'submitted'`).raw(),
     criterionAdjudications: db.prepare<[number], { response_id: number; context_index: number; value: string }>(
       'SELECT response_id, context_index, value FROM adjudication WHERE criterion_id = ?'),
     members: db.prepare<[number], { user_id: number; email: string; can_label: number; can_adjudicate: number }>(`

@@ -11,6 +11,7 @@
 import { compareLabels, distinctSorted } from './basic.ts';
 import type { Label } from './basic.ts';
 import type { ReliabilityUnits } from './krippendorff.ts';
+import { unitCountsOf, type UnitCounts } from './unit-counts.ts';
 
 export type KappaWeights = 'none' | 'linear' | 'quadratic';
 
@@ -52,8 +53,6 @@ export function cohenKappa(a: readonly Label[], b: readonly Label[], options: Co
   });
   const k = categories.length;
   const table = new Float64Array(k * k);
-  const rowTotals = new Float64Array(k);
-  const colTotals = new Float64Array(k);
   for (let i = 0; i < n; i++) {
     const r = index.get(a[i]!);
     const c = index.get(b[i]!);
@@ -61,10 +60,28 @@ export function cohenKappa(a: readonly Label[], b: readonly Label[], options: Co
       throw new RangeError(`cohenKappa: label ${JSON.stringify(r === undefined ? a[i] : b[i])} is not among the categories`);
     }
     table[r * k + c]! += 1;
-    rowTotals[r]! += 1;
-    colTotals[c]! += 1;
   }
-  const weight = weightFunction(options.weights ?? 'none');
+  return cohenFromTable(table, k, options.weights ?? 'none');
+}
+
+/**
+ * Cohen's κ from a k×k table of counts (row: the first rater's category index, column: the
+ * second's, row-major): the computation behind cohenKappa, for callers that keep the table.
+ */
+export function cohenFromTable(table: ArrayLike<number>, k: number, weights: KappaWeights): number | null {
+  const rowTotals = new Float64Array(k);
+  const colTotals = new Float64Array(k);
+  let n = 0;
+  for (let r = 0; r < k; r++) {
+    for (let c = 0; c < k; c++) {
+      const count = table[r * k + c]!;
+      rowTotals[r]! += count;
+      colTotals[c]! += count;
+      n += count;
+    }
+  }
+  if (n === 0) return null;
+  const weight = weightFunction(weights);
   // Integer sums: exact, so "no chance disagreement" is detected without a tolerance.
   let observed = 0;
   let expected = 0;
@@ -117,10 +134,18 @@ export function fleissKappa(table: ReadonlyArray<ReadonlyArray<number>>): number
     if (raters === -1) raters = rowSum;
     else if (rowSum !== raters) return null;
   }
-  if (raters < 2) return null;
+  return fleissFromCounts(items, raters, sumSquares, colTotals);
+}
+
+/**
+ * Fleiss' κ from its sufficient statistics: `items` items with `raters` ratings each, Σ n_ij² over
+ * items and categories, and the category totals (the computation behind fleissKappa).
+ */
+export function fleissFromCounts(items: number, raters: number, sumSquares: number, colTotals: ArrayLike<number>): number | null {
+  if (items === 0 || raters < 2) return null;
   const total = items * raters;
   let sumColSquares = 0;
-  for (let j = 0; j < k; j++) sumColSquares += colTotals[j]! * colTotals[j]!;
+  for (let j = 0; j < colTotals.length; j++) sumColSquares += (colTotals[j] ?? 0) * (colTotals[j] ?? 0);
   // 1 − P̄_e = (total² − Σ col²)/total²; zero only when one category received every rating.
   const chanceDisagreement = total * total - sumColSquares;
   if (chanceDisagreement === 0) return null;
@@ -148,23 +173,16 @@ export function countTable(units: ReliabilityUnits, categories?: readonly Label[
 
 /** Mean within-item share of agreeing label pairs; see the module header for the exact definition. */
 export function percentAgreement(units: ReliabilityUnits): number | null {
+  return percentAgreementFromCounts(unitCountsOf(units.map((u) => u.filter((v): v is Label => v !== null && v !== undefined))).counts);
+}
+
+/** percentAgreement from unit counts (unit-counts.ts): the shares of the units of each size summed at once. */
+export function percentAgreementFromCounts(counts: UnitCounts): number | null {
+  const items = counts.pairableUnits();
+  if (items === 0) return null;
   let sum = 0;
-  let items = 0;
-  for (const unit of units) {
-    const counts = new Map<Label, number>();
-    let m = 0;
-    for (const v of unit) {
-      if (v === null || v === undefined) continue;
-      counts.set(v, (counts.get(v) ?? 0) + 1);
-      m++;
-    }
-    if (m < 2) continue;
-    let agreeing = 0;
-    for (const c of counts.values()) agreeing += (c * (c - 1)) / 2;
-    sum += agreeing / ((m * (m - 1)) / 2);
-    items++;
-  }
-  return items === 0 ? null : sum / items;
+  for (let m = 2; m < counts.agreeingBySize.length; m++) sum += (counts.agreeingBySize[m] ?? 0) / ((m * (m - 1)) / 2);
+  return sum / items;
 }
 
 export interface PairwiseKappa<A> {

@@ -7,10 +7,12 @@ export { averageRanks, mean, quantileSorted } from './basic.ts';
 export { kendallTauB, mae, pearson, rmse, spearman } from './correlation.ts';
 
 export type { KrippendorffResult, MeasurementLevel, ReliabilityUnits } from './krippendorff.ts';
-export { krippendorffAlpha } from './krippendorff.ts';
+export { alphaFromCounts, krippendorffAlpha } from './krippendorff.ts';
+
+export { CODE_SPAN, exactSum, UnitCounts, unitCountsOf } from './unit-counts.ts';
 
 export type { CohenOptions, KappaWeights, PairwiseKappa } from './agreement.ts';
-export { cohenKappa, countTable, fleissKappa, pairwiseCohen, percentAgreement } from './agreement.ts';
+export { cohenFromTable, cohenKappa, countTable, fleissFromCounts, fleissKappa, pairwiseCohen, percentAgreement, percentAgreementFromCounts } from './agreement.ts';
 
 export type { Confusion, EvalGenAlignment, ThresholdChoice } from './binary.ts';
 export {

@@ -5,12 +5,10 @@
 //   D_o = (1/n) Σ_c Σ_k o_ck δ²_ck            o_ck = Σ_u (number of c-k pairs in unit u) / (m_u - 1)
 //   D_e = 1/(n(n-1)) Σ_c Σ_k n_c n_k δ²_ck     n_c  = Σ_k o_ck,  n = Σ_c n_c
 // Only units with at least two values are pairable; the others are ignored.
-// The matrix is never materialised: the marginals n_c equal the number of pairable values
-// equal to c, and D_o sums each unit's contribution to o_ck directly, so memory stays
-// proportional to the number of distinct values even for continuous scores.
 
 import { compareLabels } from './basic.ts';
 import type { Label } from './basic.ts';
+import { CODE_SPAN, exactSum, unitCountsOf, type UnitCounts } from './unit-counts.ts';
 
 export type MeasurementLevel = 'nominal' | 'ordinal' | 'interval' | 'ratio';
 
@@ -29,26 +27,32 @@ export interface KrippendorffResult {
 export type ReliabilityUnits = ReadonlyArray<ReadonlyArray<Label | null | undefined>>;
 
 export function krippendorffAlpha(units: ReliabilityUnits, level: MeasurementLevel): KrippendorffResult {
-  const pairable: Label[][] = [];
-  for (const unit of units) {
-    const present = unit.filter((v): v is Label => v !== null && v !== undefined);
-    if (present.length >= 2) pairable.push(present);
-  }
-  for (const unit of pairable) for (const v of unit) checkValue(v, level);
+  const present = units.map((unit) => unit.filter((v): v is Label => v !== null && v !== undefined));
+  for (const unit of present) if (unit.length >= 2) for (const v of unit) checkValue(v, level);
+  const { counts, values } = unitCountsOf(present);
+  return alphaFromCounts(counts, (code) => values[code]!, level);
+}
 
-  // Marginals n_c: each pairable value contributes exactly one to its row of the coincidence matrix.
-  const counts = new Map<Label, number>();
+/**
+ * α from a dataset's unit counts (unit-counts.ts), `valueOf` giving the label of each code: the one
+ * computation behind krippendorffAlpha and the kept agreement figures. The coincidence matrix is
+ * never materialised: the marginals n_c are the counts of pairable values per code, and D_o sums
+ * the kept pair counts weighted by δ² directly, so memory stays proportional to the number of
+ * distinct values and value pairs even for continuous scores.
+ */
+export function alphaFromCounts(counts: UnitCounts, valueOf: (code: number) => Label, level: MeasurementLevel): KrippendorffResult {
+  // Values in ascending order (the ordinal δ and the interval sums need it); codes no pairable value has are left out.
+  const codes: number[] = [];
+  counts.marginal.forEach((nc, code) => { if (nc > 0) codes.push(code); });
+  codes.sort((x, y) => compareLabels(valueOf(x), valueOf(y)));
+  const values = codes.map(valueOf);
+  const marg = codes.map((code) => counts.marginal[code]!);
+  const index = new Map<number, number>();
+  codes.forEach((code, i) => index.set(code, i));
   let n = 0;
-  for (const unit of pairable) {
-    for (const v of unit) counts.set(v, (counts.get(v) ?? 0) + 1);
-    n += unit.length;
-  }
-  const values = [...counts.keys()].sort(compareLabels);
-  const index = new Map<Label, number>();
-  values.forEach((v, i) => index.set(v, i));
-  const marg = values.map((v) => counts.get(v)!);
+  for (const nc of marg) n += nc;
 
-  const sizes = { n_pairable_values: n, n_items: pairable.length };
+  const sizes = { n_pairable_values: n, n_items: counts.pairableUnits() };
   if (values.length < 2) {
     // A single value (or none) leaves no variation to tell agreement apart from chance.
     const d = n > 0 ? 0 : null;
@@ -56,27 +60,18 @@ export function krippendorffAlpha(units: ReliabilityUnits, level: MeasurementLev
   }
 
   const delta2 = distanceFunction(level, values, marg);
-
-  let observedSum = 0;
-  for (const unit of pairable) {
-    const local = new Map<number, number>();
-    for (const v of unit) {
-      const c = index.get(v)!;
-      local.set(c, (local.get(c) ?? 0) + 1);
-    }
-    if (local.size < 2) continue; // unanimous unit: every pair has δ = 0
-    const entries = [...local.entries()];
-    let unitSum = 0;
-    for (let a = 0; a < entries.length; a++) {
-      const [c, nc] = entries[a]!;
-      for (let b = a + 1; b < entries.length; b++) {
-        const [k, nk] = entries[b]!;
-        unitSum += nc * nk * delta2(c, k);
+  // Σ_c Σ_k o_ck δ²_ck: ordered pairs (c,k) and (k,c) both count, hence 2·. Summed exactly, so
+  // the figure does not depend on the order in which the kept counts are visited.
+  function* observedTerms(): Generator<number> {
+    for (const [m, pairs] of counts.pairsBySize) {
+      for (const [key, count] of pairs) {
+        const c = index.get(Math.floor(key / CODE_SPAN))!;
+        const k = index.get(key % CODE_SPAN)!;
+        yield (2 * count * delta2(c, k)) / (m - 1);
       }
     }
-    // Ordered pairs (c,k) and (k,c) both count, hence 2·.
-    observedSum += (2 * unitSum) / (unit.length - 1);
   }
+  const observedSum = exactSum(observedTerms());
 
   const expectedSum = expectedDisagreementSum(level, values, marg, delta2);
   const dObserved = observedSum / n;

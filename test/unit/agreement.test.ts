@@ -185,13 +185,15 @@ describe('agreement on Krippendorff (2011), 4 coders × 12 units with missing va
     });
   });
 
-  it('reads each criterion with one prepared statement and no further queries', () => {
+  it('reads each criterion with one prepared statement and each expert\'s email once, and prepares nothing', () => {
     const { ds } = seedPaper();
     const all = vi.spyOn(ctx.labels.queries.criterionValues, 'all');
+    const byId = vi.spyOn(ctx.users.queries, 'byId');
     const prepare = vi.spyOn(ctx.db, 'prepare');
-    const rows = agreementForDataset(ctx, ds);
+    const rows = agreementForDataset(ctx, ds).rows();
     expect(rows.map((r) => r.criterion.name)).toEqual(['category', 'grade', 'score']);
     expect(all).toHaveBeenCalledTimes(3);
+    expect(byId).toHaveBeenCalledTimes(4); // the rows carry expert ids; only the pairwise list names them
     expect(prepare).not.toHaveBeenCalled();
   });
 });
