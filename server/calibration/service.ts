@@ -189,6 +189,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
 
   return {
     goldFor,
+    goldOfResponse,
     pairs,
     /** The report of a criterion, run and part (kept while the dataset is unchanged: 1,000 bootstrap resamples take a while). */
     report(input: CalibrationInput & { resamples?: number }): Readonly<{ report: CalibrationReport; pairs: readonly Pair[] }> {
@@ -255,6 +256,12 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
 }
 
 export type CalibrationService = ReturnType<typeof calibrationService>;
+
+/** The item `id` of a list in ascending id order (the pairs), if there. */
+export function pairById<P extends { id: number }>(items: readonly P[], id: number): P | undefined {
+  const i = indexById(items, id);
+  return i < 0 ? undefined : items[i];
+}
 
 /** Where the item `id` is in a list in ascending id order, or -1. */
 function indexById(items: readonly { id: number }[], id: number): number {

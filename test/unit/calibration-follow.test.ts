@@ -1,5 +1,5 @@
 // The response-level analysis values kept per dataset — gold values, the calibration pairs, the
-// true-score estimates — follow the label service's writes (calibration/service.ts, estimate/service.ts:
+// true-score estimates, the review queue's comparisons — follow the label service's writes (calibration/service.ts, estimate/service.ts:
 // derived-cache.ts follow), and the report is recomputed from the followed pairs. After any sequence of
 // submissions, changed labels, drafts, hand-outs and adjudications each must equal what a fresh cache
 // computes from the database, and the service's writes must leave them kept at the new version (followed,
@@ -16,6 +16,7 @@ import { estimateService } from '../../server/estimate/service.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import type { CurrentUser } from '../../server/http/context.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
+import { buildQueue, compareAll, keptComparison, queueFrom, VERDICTS, type QueueFilters } from '../../server/review/queue.ts';
 
 let env: TestContext;
 let ds: number;
@@ -61,7 +62,11 @@ function fresh() {
 }
 
 const PARTS: Part[] = ['all', 'calibration', 'held_out'];
-const inputOf = (criterion: Criterion, part: Part): CalibrationInput => ({ criterion, run, part, threshold: 0.5, holdoutSeed: seed });
+const inputOf = (criterion: Criterion, part: Part): CalibrationInput & { threshold: number } => ({ criterion, run, part, threshold: 0.5, holdoutSeed: seed });
+const QUEUE_FILTERS: QueueFilters[] = [
+  { verdict: 'any', system: '', tagged: null, inPart: null },
+  { verdict: 'none', system: 'v1', tagged: null, inPart: (id) => id % 3 !== 0 },
+];
 const sorted = (m: ReadonlyMap<number, string>) => [...m].sort((a, b) => a[0] - b[0]);
 
 describe('calibration values kept across label changes', () => {
@@ -75,11 +80,14 @@ describe('calibration values kept across label changes', () => {
       // The values of one criterion and part at a time (the cache keeps 8), read before the write so they are kept.
       const criterion = pick(criteria);
       const part = pick(PARTS);
-      const keys = [`gold:${criterion.id}`, `pairs:${criterion.id}:${run.id}:${part}:${seed}`, `true-score:${criterion.id}:${run.id}:${criterion.kind === 'binary' ? 0.5 : ''}:`];
+      const keys = [`gold:${criterion.id}`, `pairs:${criterion.id}:${run.id}:${part}:${seed}`, `true-score:${criterion.id}:${run.id}:${criterion.kind === 'binary' ? 0.5 : ''}:`,
+        `review-compared:${criterion.id}:${run.id}:0.5:${seed}`];
+      const all = inputOf(criterion, 'all');
       const goldBefore = ctx.calibration.goldFor(criterion);
       const goldEntries = sorted(goldBefore);
       ctx.calibration.pairs(inputOf(criterion, part));
       const estimatesBefore = ctx.estimates.estimates({ criterion, run, threshold: 0.5 });
+      keptComparison(ctx, all, ctx.calibration.pairs(all));
       const before = version();
       const expert = pick(experts);
       const rid = pick(responses);
@@ -101,6 +109,11 @@ describe('calibration values kept across label changes', () => {
       } else if (op < 0.7) {
         what = `hand out to ${expert.email}`;
         ctx.labels.handOut(ds, expert.id, 3);
+      } else if (op < 0.74) {
+        // A reviewer's verdict: read by every view of the queue, kept nowhere (it moves no data version).
+        what = `verdict on #${rid}`;
+        ctx.calibration.setVerdict(experts[0]!.id, { dataset_id: ds, run_id: run.id, response_id: rid, criterion_id: criterion.id, verdict: pick(VERDICTS), note: '' },
+          ctx.calibration.verdict(run.id, rid, criterion.id)?.version ?? 0);
       } else if (op < 0.88) {
         const c = pick(criteria);
         what = `adjudicate #${rid} ${c.name}`;
@@ -135,6 +148,14 @@ describe('calibration values kept across label changes', () => {
       const estimates = ctx.estimates.estimates({ criterion, run, threshold: 0.5 });
       expect(estimates, `${what}: true score`).toEqual(full.estimates.estimates({ criterion, run, threshold: 0.5 }));
       if (JSON.stringify([...estimates]) !== JSON.stringify([...estimatesBefore])) estimateChanged++;
+      // The review queue from the followed comparisons and pairs is the queue built from fresh pairs.
+      const comparison = keptComparison(ctx, all, ctx.calibration.pairs(all));
+      expect(comparison.disagreeing, `${what}: disagreeing items`).toEqual(compareAll(criterion, full.calibration.pairs(all), 0.5).disagreeing);
+      const verdicts = ctx.calibration.verdicts(run.id, criterion.id);
+      for (const filters of QUEUE_FILTERS) {
+        expect(queueFrom(comparison, ctx.calibration.pairs(all), verdicts, filters), `${what}: review queue`)
+          .toEqual(buildQueue(criterion, full.calibration.pairs(all), verdicts, 0.5, filters));
+      }
       // The report, recomputed from the followed pairs, is the report of a full recompute.
       const report = { ...inputOf(criterion, part), resamples: 50 };
       expect(ctx.calibration.report(report).report, `${what}: report`).toEqual(full.calibration.report(report).report);
