@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestContext, type TestContext } from '../helpers.ts';
 import { createRng } from '../../server/stats/index.ts';
 import { seenVersion, valueKey } from '../../server/labels/service.ts';
+import { randomLabelWrite } from './random-label-writes.ts';
 import { derivedCache } from '../../server/db/derived-cache.ts';
 import { calibrationService, type CalibrationInput, type Part } from '../../server/calibration/service.ts';
 import { estimateService } from '../../server/estimate/service.ts';
@@ -89,46 +90,17 @@ describe('calibration values kept across label changes', () => {
       const estimatesBefore = ctx.estimates.estimates({ criterion, run, threshold: 0.5 });
       keptComparison(ctx, all, ctx.calibration.pairs(all));
       const before = version();
-      const expert = pick(experts);
-      const rid = pick(responses);
-      const target = { id: rid, dataset_id: ds };
-      const values = new Map([[valueKey(criteria[0]!.id, -1), pick(['1', '0'])], [valueKey(criteria[1]!.id, -1), pick(['0.1', '0.2', '0.7', '1'])]]);
-      const input = { values, rationale: '', corrected_answer: '' };
-      const op = rng();
-      let tracked = true;
-      let what: string;
-      if (op < 0.45) {
-        what = `submit ${expert.email} #${rid}`;
-        ctx.labels.submit(expert, target, criteria, input, seenVersion(ctx.labels.mine(rid, expert.id)?.annotation));
-      } else if (op < 0.55) {
-        what = `draft ${expert.email} #${rid}`;
-        ctx.labels.saveDraft(expert, target, criteria, input);
-      } else if (op < 0.65) {
-        what = `submit and next ${expert.email} #${rid}`;
-        ctx.labels.submitAndHandOut(expert, target, criteria, input, seenVersion(ctx.labels.mine(rid, expert.id)?.annotation), 3);
-      } else if (op < 0.7) {
-        what = `hand out to ${expert.email}`;
-        ctx.labels.handOut(ds, expert.id, 3);
-      } else if (op < 0.74) {
+      let write: { what: string; rid: number; tracked: boolean };
+      if (rng() < 0.05) {
         // A reviewer's verdict: read by every view of the queue, kept nowhere (it moves no data version).
-        what = `verdict on #${rid}`;
+        const rid = pick(responses);
         ctx.calibration.setVerdict(experts[0]!.id, { dataset_id: ds, run_id: run.id, response_id: rid, criterion_id: criterion.id, verdict: pick(VERDICTS), note: '' },
           ctx.calibration.verdict(run.id, rid, criterion.id)?.version ?? 0);
-      } else if (op < 0.88) {
-        const c = pick(criteria);
-        what = `adjudicate #${rid} ${c.name}`;
-        const existing = db.prepare('SELECT version FROM adjudication WHERE response_id = ? AND criterion_id = ? AND context_index = -1').pluck().get(rid, c.id) as number | undefined;
-        ctx.labels.adjudicate(experts[0]!.id, c, rid, -1, c.kind === 'binary' ? pick(['1', '0']) : pick(['0.3', '0.9']), 'decided', existing ?? 0);
-      } else if (op < 0.94) {
-        // Past the service, as sqlite3 or another process would: an annotation deleted (its labels by cascade).
-        what = `annotation deleted #${rid}`;
-        tracked = false;
-        db.prepare('DELETE FROM annotation WHERE response_id = ? AND annotator_id = ?').run(rid, expert.id);
+        write = { what: `verdict on #${rid}`, rid, tracked: true };
       } else {
-        what = `adjudication deleted #${rid}`;
-        tracked = false;
-        db.prepare('DELETE FROM adjudication WHERE response_id = ?').run(rid);
+        write = randomLabelWrite({ ctx, ds, criteria, experts, responses, values: (c) => (c.kind === 'binary' ? ['1', '0'] : ['0.1', '0.2', '0.7', '1']) }, rng);
       }
+      const { what, rid, tracked } = write;
       for (const key of keys) {
         const now = ctx.derived.peek(ds, key, version());
         if (tracked) expect(now, `${what}: ${key} followed the write`).toBeDefined();
