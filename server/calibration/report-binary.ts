@@ -86,26 +86,32 @@ export function kappaCurve(scores: ArrayLike<number>, labels: ArrayLike<boolean>
   if (scores.length !== labels.length) throw new RangeError('kappaCurve: scores and labels must have equal lengths');
   if (!Number.isInteger(steps) || steps < 2) throw new RangeError('kappaCurve: steps must be an integer >= 2');
   const n = scores.length;
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => scores[i]! - scores[j]!);
-  const sorted = Float64Array.from(order, (i) => scores[i]!);
+  // κ at t needs only how many scores, and how many experts' passes, lie below t: two sorted lists of
+  // numbers (a native sort, no comparator), searched once per threshold.
+  const sorted = Float64Array.from(scores).sort();
   if (!sorted.every(Number.isFinite)) throw new RangeError('kappaCurve: scores must be finite');
-  const posBelow = new Uint32Array(n + 1); // expert passes among the k lowest scores
-  for (let k = 0; k < n; k++) posBelow[k + 1] = posBelow[k]! + (labels[order[k]!] ? 1 : 0);
-  const totalPos = posBelow[n]!;
+  const passes = Float64Array.from({ length: n }, (_, i) => (labels[i] ? scores[i]! : NaN)).filter((v) => !Number.isNaN(v)).sort();
+  const totalPos = passes.length;
   const lo = Math.min(0, n ? sorted[0]! : 0);
   const hi = Math.max(1, n ? sorted[n - 1]! : 1);
   const out: { threshold: number; kappa: number | null }[] = [];
   for (let s = 0; s < steps; s++) {
     const t = s === steps - 1 ? hi : lo + ((hi - lo) * s) / (steps - 1);
-    let a = 0, b = n; // first position with score >= t
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (sorted[mid]! < t) a = mid + 1;
-      else b = mid;
-    }
-    const fn = posBelow[a]!;
+    const a = countBelow(sorted, t);
+    const fn = countBelow(passes, t);
     const c: Confusion = { tp: totalPos - fn, fn, tn: a - fn, fp: n - a - (totalPos - fn) };
     out.push({ threshold: t, kappa: kappaFromConfusion(c) });
   }
   return out;
+}
+
+/** How many values of an ascending list are below t. */
+function countBelow(sorted: Float64Array, t: number): number {
+  let a = 0, b = sorted.length;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (sorted[mid]! < t) a = mid + 1;
+    else b = mid;
+  }
+  return a;
 }

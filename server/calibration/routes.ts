@@ -12,6 +12,7 @@ import { PARTS, type Part } from './service.ts';
 import { pairWarning, suggestPairs } from './suggest.ts';
 import { holdoutLooks } from './holdout-looks.ts';
 import { CalibrationPage, ReportBody, type ReportState } from '../../views/pages/calibration.tsx';
+import type { ChartPoint } from '../../views/charts.tsx';
 import { estimateSection } from '../estimate/routes.ts';
 import { keepEstimate } from '../estimate/cli.ts';
 
@@ -52,7 +53,8 @@ export function calibrationRoutes(app: AppContext): Router {
     // The charts' data, like the report, is kept until the dataset's data changes.
     const key = `report-charts:${state.criterion.id}:${state.run.id}:${state.part}:${state.threshold ?? ''}:${dataset.holdout_seed}`;
     const { points, curve } = app.derived.get(dataset.id, key, () => {
-      const points = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null && p.gold !== null).map((p) => ({ id: p.id, score: p.score!, gold: p.gold! }));
+      // The pairs themselves (no copy of each): those with a score and a gold value are chart points.
+      const points = pairs.filter((p): p is typeof p & ChartPoint => p.scoreStatus === 'ok' && p.score !== null && p.gold !== null);
       const curve = state.criterion.kind === 'binary' ? kappaCurve(points.map((p) => p.score), points.map((p) => p.gold === '1'), 41) : null;
       return { points, curve };
     });

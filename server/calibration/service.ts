@@ -2,7 +2,7 @@
 // holdout split; records calibrations (what the CI gate reads) and reviewers' verdicts.
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
-import type { DerivedCache } from '../db/derived-cache.ts';
+import type { DerivedCache, Follow } from '../db/derived-cache.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import { choices } from '../criteria/values.ts';
 import { goldValue } from '../labels/gold.ts';
@@ -70,9 +70,14 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
     numericScores: db.prepare<{ run: number; ds: number }, { id: number; status: string | null; value: number | null; label: string | null; system: string }>(`
       SELECT r.id, sc.status, sc.value, NULL AS label, r.system
       FROM response r LEFT JOIN score sc ON sc.response_id = r.id AND sc.run_id = @run WHERE r.dataset_id = @ds ORDER BY r.id`),
+    // In annotation order, here and for one response: a numeric mean adds the values in the same order either way.
+    // For one response, CROSS JOIN reads its annotations first (else sqlite reads every label of the criterion).
     values: db.prepare<[number], { response_id: number; value: string }>(`SELECT a.response_id, l.value FROM label l JOIN annotation a ON a.id = l.annotation_id
-      WHERE l.criterion_id = ? AND l.context_index = -1 AND a.state = 'submitted'`),
+      WHERE l.criterion_id = ? AND l.context_index = -1 AND a.state = 'submitted' ORDER BY l.annotation_id`),
     adjudications: db.prepare<[number], { response_id: number; value: string }>('SELECT response_id, value FROM adjudication WHERE criterion_id = ? AND context_index = -1'),
+    valuesOf: db.prepare<[number, number], string>(`SELECT l.value FROM annotation a CROSS JOIN label l ON l.annotation_id = a.id
+      WHERE a.response_id = ? AND l.criterion_id = ? AND l.context_index = -1 AND a.state = 'submitted' ORDER BY a.id`).pluck(),
+    adjudicationOf: db.prepare<[number, number], string>('SELECT value FROM adjudication WHERE response_id = ? AND criterion_id = ? AND context_index = -1').pluck(),
     insert: db.prepare(`INSERT INTO calibration (dataset_id, criterion_id, run_id, metric_key, part, threshold, strength, strength_name, report, item_ids, created_by)
       VALUES (@dataset_id, @criterion_id, @run_id, @metric_key, @part, @threshold, @strength, @strength_name, @report, @item_ids, @created_by)`),
     latest: db.prepare<[number, string], { id: number; criterion_id: number; criterion: string; run_id: number; run: string; part: string; strength: number | null; strength_name: string; report: string; item_ids: string; created_at: string }>(`
@@ -102,10 +107,11 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
 
   /**
    * Gold values of a response-level criterion: adjudicated, else unanimous, else (numeric) the mean.
-   * Kept until the dataset's data changes; callers must not change the map.
+   * Kept until the dataset's data changes, and following the label service's writes (the touched
+   * responses' gold worked out again); callers must not change the map.
    */
   function goldFor(criterion: Criterion): ReadonlyMap<number, string> {
-    return derived.get(criterion.dataset_id, `gold:${criterion.id}`, () => computeGold(criterion));
+    return derived.get(criterion.dataset_id, `gold:${criterion.id}`, () => computeGold(criterion), followGold(criterion));
   }
 
   function computeGold(criterion: Criterion): Map<number, string> {
@@ -126,12 +132,35 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
     return out;
   }
 
-  /** Every response of the dataset in the chosen part, with its score in the run and its gold value (kept while the dataset is unchanged). */
-  function pairs(input: CalibrationInput): readonly (CalibrationPair & { system: string })[] {
-    return derived.get(input.run.dataset_id, `pairs:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}`, () => computePairs(input));
+  /** The gold value of one response now (two queries): what computeGold gives it. */
+  function goldOfResponse(criterion: Criterion, responseId: number): string | null {
+    return goldValue(criterion.kind, s.valuesOf.all(responseId, criterion.id), s.adjudicationOf.get(responseId, criterion.id) ?? null);
   }
 
-  function computePairs(input: CalibrationInput): (CalibrationPair & { system: string })[] {
+  /** Follows a tracked write: the touched responses' gold read again inside it, set in the kept map once it has committed. */
+  const followGold = (criterion: Criterion): Follow<Map<number, string>> => (gold, touched) => {
+    const now = touched.map((id) => [id, goldOfResponse(criterion, id)] as const);
+    return () => {
+      for (const [id, g] of now) {
+        if (g === null) gold.delete(id);
+        else gold.set(id, g);
+      }
+      return gold;
+    };
+  };
+
+  type Pair = CalibrationPair & { system: string };
+
+  /**
+   * Every response of the dataset in the chosen part (in id order), with its score in the run and
+   * its gold value (kept while the dataset is unchanged; following the label service's writes).
+   */
+  function pairs(input: CalibrationInput): readonly Pair[] {
+    return derived.get(input.run.dataset_id, `pairs:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}`,
+      () => computePairs(input), followPairs(input.criterion));
+  }
+
+  function computePairs(input: CalibrationInput): Pair[] {
     const gold = goldFor(input.criterion);
     return (input.criterion.kind === 'categorical' ? s.scores : s.numericScores).all({ run: input.run.id, ds: input.run.dataset_id })
       .filter((r) => input.part === 'all' || holdoutPart(input.holdoutSeed, r.id) === input.part)
@@ -142,11 +171,28 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
       }));
   }
 
+  /**
+   * Follows a tracked write: a label write changes only gold values, so the touched responses that
+   * are in the list (found by id: it is in id order) get their gold read again. The kept list and
+   * its items are frozen: a changed list is a copy with the changed items replaced.
+   */
+  const followPairs = (criterion: Criterion): Follow<Pair[]> => (pairs, touched) => {
+    const changed = touched.map((id) => [indexById(pairs, id), id] as const).filter(([i]) => i >= 0)
+      .map(([i, id]) => [i, goldOfResponse(criterion, id)] as const).filter(([i, g]) => pairs[i]!.gold !== g);
+    return () => {
+      if (changed.length === 0) return pairs;
+      const next = pairs.slice();
+      for (const [i, gold] of changed) next[i] = { ...pairs[i]!, gold };
+      return next;
+    };
+  };
+
   return {
     goldFor,
+    goldOfResponse,
     pairs,
     /** The report of a criterion, run and part (kept while the dataset is unchanged: 1,000 bootstrap resamples take a while). */
-    report(input: CalibrationInput & { resamples?: number }): Readonly<{ report: CalibrationReport; pairs: readonly (CalibrationPair & { system: string })[] }> {
+    report(input: CalibrationInput & { resamples?: number }): Readonly<{ report: CalibrationReport; pairs: readonly Pair[] }> {
       const key = `report:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}:${input.threshold ?? ''}:${input.resamples ?? ''}`;
       return derived.get(input.run.dataset_id, key, () => {
         const p = pairs(input);
@@ -210,3 +256,20 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
 }
 
 export type CalibrationService = ReturnType<typeof calibrationService>;
+
+/** The item `id` of a list in ascending id order (the pairs), if there. */
+export function pairById<P extends { id: number }>(items: readonly P[], id: number): P | undefined {
+  const i = indexById(items, id);
+  return i < 0 ? undefined : items[i];
+}
+
+/** Where the item `id` is in a list in ascending id order, or -1. */
+function indexById(items: readonly { id: number }[], id: number): number {
+  let lo = 0, hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (items[mid]!.id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < items.length && items[lo]!.id === id ? lo : -1;
+}

@@ -29,6 +29,14 @@ const CAPACITY = 8;
  */
 export type Follow<T> = (value: T, touched: readonly number[]) => (() => T) | null;
 
+/**
+ * The follow of a value that reads nothing a label write changes (no label, annotation, adjudication
+ * or response's labelling count: e.g. scores, runs, responses' texts and systems): it stays as it is.
+ */
+export function unchangedByLabels<T>(value: T): () => T {
+  return () => value;
+}
+
 /** A write in progress (see `track`). */
 export interface TrackedWrite {
   /** Names a response the write changes. */

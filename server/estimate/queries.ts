@@ -42,6 +42,8 @@ export function estimateQueries(db: DB) {
         WHERE r.dataset_id = @ds AND json_type(e.value, '$.response_id') = 'integer'`).pluck(),
     sampledIds: db.prepare<[number], number>(`SELECT DISTINCT i.response_id FROM estimation_item i JOIN estimation_sample e ON e.id = i.sample_id
       WHERE e.dataset_id = ?`).pluck(),
+    isSampled: db.prepare<{ ds: number; id: number }, number>(`SELECT 1 FROM estimation_item i JOIN estimation_sample e ON e.id = i.sample_id
+      WHERE i.response_id = @id AND e.dataset_id = @ds LIMIT 1`).pluck(),
     samples: db.prepare<[number], SampleRow>(`${SAMPLE} WHERE e.dataset_id = ? ORDER BY e.id DESC`),
     sample: db.prepare<[number], SampleRow>(`${SAMPLE} WHERE e.id = ?`),
     draws: db.prepare<[number], DrawRow>(`SELECT d.*, u.email AS creator_email FROM estimation_draw d LEFT JOIN user u ON u.id = d.created_by

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
-import type { DerivedCache } from '../db/derived-cache.ts';
+import type { DerivedCache, Follow } from '../db/derived-cache.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { RunRow } from '../judge/run-queries.ts';
 import type { MessageKey } from '../i18n/index.ts';
@@ -183,19 +183,40 @@ export function estimateService(db: DB, audit: AuditQueries, derived: DerivedCac
 
   /**
    * The estimate of every scope of a criterion and run at once — all systems ('') and each system
-   * the run scored — kept as one value while the dataset is unchanged (one read of the run's scores).
+   * the run scored — kept as one value while the dataset is unchanged (one read of the run's scores),
+   * following the label service's writes (followEstimates).
    */
   function estimates(input: Omit<EstimateInput, 'system'>): ReadonlyMap<string, EstimateResult> {
     const key = `true-score:${input.criterion.id}:${input.run.id}:${input.criterion.kind === 'binary' ? input.threshold : ''}:${input.halfWidth ?? ''}`;
-    return derived.get(input.run.dataset_id, key, () => {
-      const cols = runColumns(input.run.id);
-      const samples = q.samples.all(input.run.dataset_id);
-      const states: SampleStates = new Map();
-      const out = new Map<string, EstimateResult>([['', compute({ ...input, system: null }, cols, samples, states)]]);
-      for (const system of cols.systemNames) out.set(system, compute({ ...input, system }, cols, samples, states));
-      return out;
-    });
+    return derived.get(input.run.dataset_id, key, () => estimatesFrom(input, runColumns(input.run.id), q.samples.all(input.run.dataset_id), new Map()),
+      followEstimates(input));
   }
+
+  /** The run's columns each kept estimate was computed from: scores, which no label write changes. */
+  const columnsOf = new WeakMap<object, RunColumns>();
+
+  function estimatesFrom(input: Omit<EstimateInput, 'system'>, cols: RunColumns, samples: readonly SampleRow[], states: SampleStates): Map<string, EstimateResult> {
+    const out = new Map<string, EstimateResult>([['', compute({ ...input, system: null }, cols, samples, states)]]);
+    for (const system of cols.systemNames) out.set(system, compute({ ...input, system }, cols, samples, states));
+    columnsOf.set(out, cols);
+    return out;
+  }
+
+  /**
+   * Follows a tracked write: labels enter an estimate only through the items of its samples (the
+   * population is the run's scores), so a write touching no sampled item leaves every scope as it
+   * is. Otherwise the samples' gold states are read again inside the write and the estimates worked
+   * out from them and the kept run columns once it has committed.
+   */
+  const followEstimates = (input: Omit<EstimateInput, 'system'>): Follow<Map<string, EstimateResult>> => (kept, touched) => {
+    const sampled = touched.some((id) => q.isSampled.get({ ds: input.run.dataset_id, id }) !== undefined);
+    if (!sampled) return () => kept;
+    const cols = columnsOf.get(kept);
+    if (!cols) return null;
+    const samples = q.samples.all(input.run.dataset_id);
+    const states: SampleStates = new Map(samples.map((x) => [x.id, sampleState(x, input.criterion)]));
+    return () => estimatesFrom(input, cols, samples, states);
+  };
 
   return {
     queries: q,

@@ -2,6 +2,7 @@
 // (ground truth, retrieved or reference contexts, embeddings), how many items it can score, how many
 // LLM requests that makes, and what they would cost at the configured prices. Calls answered from
 // the cache cost nothing, so the figures are an upper bound for a re-run.
+import { unchangedByLabels } from '../db/derived-cache.ts';
 import type { AppContext } from '../app-context.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import type { MetricDefinition } from './types.ts';
@@ -43,7 +44,7 @@ export function planRuns(app: AppContext, dataset: DatasetRow, metrics: MetricDe
       coalesce(sum(json_array_length(r.retrieved_contexts)), 0) AS contexts,
       coalesce(sum(CASE WHEN s.ground_truth <> '' THEN json_array_length(r.retrieved_contexts) ELSE 0 END), 0) AS gtContexts,
       coalesce(sum(length(s.question) + length(s.ground_truth) + length(r.answer) + length(r.retrieved_contexts)), 0) AS chars
-    FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.dataset_id = ?`).get(dataset.id)!);
+    FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.dataset_id = ?`).get(dataset.id)!, unchangedByLabels);
   const settings = app.judgeSettings.effective();
   const priced = settings !== null && (settings.price_prompt > 0 || settings.price_completion > 0);
   const runs = app.runner.queries.forDataset(dataset.id, true).filter((r) => r.source === 'goldset' && r.status === 'done' && r.llm_calls > 0);

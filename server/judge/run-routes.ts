@@ -1,4 +1,5 @@
 // HTTP for scoring runs: start one, watch it, cancel it, read its scores and each score's trace.
+import { unchangedByLabels } from '../db/derived-cache.ts';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
@@ -41,7 +42,7 @@ export function runRoutes(app: AppContext): Router {
 
   /** Every run of the dataset with its figures; the figures are kept until the dataset's data (scores included) changes. */
   function runsWithSummaries(datasetId: number, includeArchived: boolean) {
-    const summaries = app.derived.get(datasetId, 'run-summaries', () => runner.queries.summaries(datasetId));
+    const summaries = app.derived.get(datasetId, 'run-summaries', () => runner.queries.summaries(datasetId), unchangedByLabels);
     return runner.queries.forDataset(datasetId, includeArchived).map((run) => ({ run, summary: summaries.get(run.id) ?? NO_SCORES }));
   }
 

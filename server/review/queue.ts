@@ -14,7 +14,9 @@ import type { DB } from '../db/connection.ts';
 import { PREVIEW_CHARS } from '../samples/queries.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import { scoreScaleOf, type CalibrationPair } from '../calibration/report.ts';
-import type { VerdictRow } from '../calibration/service.ts';
+import { pairById, type CalibrationService, type VerdictRow } from '../calibration/service.ts';
+import type { DerivedCache, Follow } from '../db/derived-cache.ts';
+import type { RunRow } from '../judge/run-queries.ts';
 
 export const VERDICTS = ['judge_right', 'expert_right', 'ambiguous'] as const;
 export type Verdict = (typeof VERDICTS)[number];
@@ -109,28 +111,124 @@ export function queueOrder(a: { gap: number | null; id: number }, b: { gap: numb
 }
 
 /**
- * Builds the queue from all of the run's pairs (see CalibrationService.pairs with part 'all': the scale of an
- * ordinal criterion's scores is read from every score of the run) and the verdicts recorded for it.
+ * What the queue of a run is built from and what no verdict changes: how the judge compares with the
+ * gold value, and the pairs where they disagree as queue items (without verdicts), in queue order.
+ * Kept per dataset version (review/routes.ts), following label writes (followCompared).
  */
-export function buildQueue(criterion: Criterion, pairs: readonly QueuePair[], verdicts: ReadonlyMap<number, VerdictRow>, threshold: number, filters: QueueFilters): Queue {
+export interface Compared {
+  comparable: boolean;
+  compare: (p: QueuePair) => Comparison;
+  /** Every disagreeing pair, in queue order; `verdict` undefined (verdicts are read per view). */
+  disagreeing: readonly QueueItem[];
+  /** The pairs it was built from, in id order: their scores, statuses, labels and systems (no label write changes them). */
+  pairs: readonly QueuePair[];
+}
+
+/** Compares every pair of the run (see CalibrationService.pairs with part 'all': an ordinal scale is read from all of the run's scores). */
+export function compareAll(criterion: Criterion, pairs: readonly QueuePair[], threshold: number): Compared {
   const scores = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null).map((p) => p.score!);
   const { comparable, compare } = comparer(criterion, scores, threshold);
-  const counts: Record<VerdictFilter, number> = { none: 0, judge_right: 0, expert_right: 0, ambiguous: 0, any: 0 };
-  const items: QueueItem[] = [];
+  const disagreeing: QueueItem[] = [];
   for (const p of pairs) {
-    const verdict = verdicts.get(p.id);
     const c = compare(p);
-    if (!c.disagrees && !verdict) continue;
-    if (filters.system && p.system !== filters.system) continue;
-    if (filters.tagged && !filters.tagged.has(p.id)) continue;
-    if (filters.inPart && !filters.inPart(p.id)) continue;
-    const kind: VerdictFilter = verdict ? verdict.verdict : 'none';
+    if (c.disagrees) disagreeing.push({ ...p, ...c, verdict: undefined });
+  }
+  disagreeing.sort(queueOrder);
+  return { comparable, compare, disagreeing, pairs };
+}
+
+/**
+ * Brings a Compared up to date with new gold values of some pairs (response id → gold): each one's
+ * item leaves the list and, if it disagrees now, goes in again where it sorts. A new list: the kept
+ * one is frozen.
+ */
+export function withGold(compared: Compared, gold: ReadonlyMap<number, string | null>): Compared {
+  const changed = [...gold].map(([id, g]) => ({ id, pair: pairById(compared.pairs, id) })).filter((x) => x.pair !== undefined);
+  if (changed.length === 0) return compared;
+  const ids = new Set(changed.map((x) => x.id));
+  const disagreeing = compared.disagreeing.filter((x) => !ids.has(x.id));
+  for (const { id, pair } of changed) {
+    const p = { ...pair!, gold: gold.get(id)! };
+    const c = compared.compare(p);
+    if (c.disagrees) disagreeing.splice(sortedIndex(disagreeing, { gap: c.gap, id }), 0, { ...p, ...c, verdict: undefined });
+  }
+  return { ...compared, disagreeing };
+}
+
+/**
+ * The queue the filters select: the disagreeing items and the items with a verdict (which stay in the
+ * queue even when they agree now), worst first. `pairs` are the run's current pairs (for the gold
+ * value of an item that agrees).
+ */
+export function queueFrom(compared: Compared, pairs: readonly QueuePair[], verdicts: ReadonlyMap<number, VerdictRow>, filters: QueueFilters): Queue {
+  const counts: Record<VerdictFilter, number> = { none: 0, judge_right: 0, expert_right: 0, ambiguous: 0, any: 0 };
+  const keep = (x: QueueItem): QueueItem | null => {
+    if (filters.system && x.system !== filters.system) return null;
+    if (filters.tagged && !filters.tagged.has(x.id)) return null;
+    if (filters.inPart && !filters.inPart(x.id)) return null;
+    const kind: VerdictFilter = x.verdict ? x.verdict.verdict : 'none';
     counts[kind]++;
     counts.any++;
-    if (filters.verdict === 'any' || filters.verdict === kind) items.push({ ...p, ...c, verdict });
+    return filters.verdict === 'any' || filters.verdict === kind ? x : null;
+  };
+  const items: QueueItem[] = [];
+  for (const x of compared.disagreeing) {
+    const verdict = verdicts.get(x.id);
+    const kept = keep(verdict ? { ...x, verdict } : x);
+    if (kept) items.push(kept);
   }
-  items.sort(queueOrder);
-  return { items, counts, comparable };
+  // Items with a verdict that agree: few, sorted and merged in.
+  const agreeing: QueueItem[] = [];
+  for (const [id, verdict] of verdicts) {
+    const p = pairById(pairs, id);
+    if (!p) continue;
+    const c = compared.compare(p);
+    if (c.disagrees) continue;
+    const kept = keep({ ...p, ...c, verdict });
+    if (kept) agreeing.push(kept);
+  }
+  return { items: agreeing.length ? merge(items, agreeing.sort(queueOrder)) : items, counts, comparable: compared.comparable };
+}
+
+/**
+ * The Compared of a run's pairs (part 'all'), kept until the dataset's data changes and following the
+ * label service's writes: the touched items' gold read again inside the write, their items moved (withGold).
+ */
+export function keptComparison(app: { derived: DerivedCache; calibration: CalibrationService },
+  input: { criterion: Criterion; run: RunRow; threshold: number; holdoutSeed: number }, pairs: readonly QueuePair[]): Readonly<Compared> {
+  const { criterion, threshold } = input;
+  const follow: Follow<Compared> = (kept, touched) => {
+    const gold = new Map(touched.map((id) => [id, app.calibration.goldOfResponse(criterion, id)]));
+    return () => withGold(kept, gold);
+  };
+  return app.derived.get(input.run.dataset_id, `review-compared:${criterion.id}:${input.run.id}:${threshold}:${input.holdoutSeed}`,
+    () => compareAll(criterion, pairs, threshold), follow);
+}
+
+/** Builds the queue from all of the run's pairs and the verdicts recorded for it (compareAll, then queueFrom). */
+export function buildQueue(criterion: Criterion, pairs: readonly QueuePair[], verdicts: ReadonlyMap<number, VerdictRow>, threshold: number, filters: QueueFilters): Queue {
+  return queueFrom(compareAll(criterion, pairs, threshold), pairs, verdicts, filters);
+}
+
+/** Two lists in queue order as one. */
+function merge(a: readonly QueueItem[], b: readonly QueueItem[]): QueueItem[] {
+  const out: QueueItem[] = [];
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) out.push(queueOrder(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+/** Where `at` goes in a list in queue order. */
+function sortedIndex(items: readonly QueueItem[], at: { gap: number | null; id: number }): number {
+  let lo = 0, hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (queueOrder(items[mid]!, at) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The items just before and after a position in queue order; the item itself need not be in the queue. */

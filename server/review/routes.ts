@@ -15,7 +15,7 @@ import type { RunRow } from '../judge/run-queries.ts';
 import type { Trace } from '../judge/types.ts';
 import { boundTrace } from '../judge/stored-trace.ts';
 import { ReviewItemPage, ReviewQueuePage, type ReviewItem } from '../../views/pages/review.tsx';
-import { buildQueue, comparer, neighbours, reviewQueries, VERDICTS, type Queue } from './queue.ts';
+import { keptComparison, neighbours, queueFrom, reviewQueries, VERDICTS, type Queue } from './queue.ts';
 import { readState, stateQuery, type QueueState } from './state.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { reviewText } from './text.ts';
@@ -23,7 +23,7 @@ import { goldCorrection } from './correction.ts';
 import { systemNames } from '../responses/queries.ts';
 import { LIMITS } from '../limits.ts';
 import { inDataset } from '../datasets/scoped.ts';
-import { VerdictConflict } from '../calibration/service.ts';
+import { pairById, VerdictConflict } from '../calibration/service.ts';
 import { LabelConflict } from '../labels/service.ts';
 
 const PAGE = 50;
@@ -65,21 +65,22 @@ export function reviewRoutes(app: AppContext): Router {
   const responseCriteria = (datasetId: number) => criteria.forDataset(datasetId).filter((c) => c.target === 'response');
 
   /**
-   * Every pair of the run (scores + gold; kept until the dataset's data changes) and the queue that
-   * the state's filters select, built on every view from the pairs and the current verdicts.
+   * Every pair of the run (scores + gold; kept until the dataset's data changes), how they compare,
+   * and the queue that the state's filters select, built on every view from them and the current verdicts.
    */
   function queueFor(run: RunRow, dataset: DatasetRow, state: QueueState, user: Request['user']) {
     const pairs = calibration.pairs({ criterion: state.criterion, run, part: 'all', holdoutSeed: dataset.holdout_seed });
+    const comparison = keptComparison(app, { criterion: state.criterion, run, threshold: state.threshold, holdoutSeed: dataset.holdout_seed }, pairs);
     // An item is in someone's queue because its gold value disagrees with the judge: that tells the
     // gold value, so the queue holds only items whose labels the user may read (access/permissions.ts).
     const readable = app.access.readableItems(user, dataset.id);
     const part = state.part;
     const inPart = part === 'all' ? null : (id: number) => holdoutPart(dataset.holdout_seed, id) === part;
-    const queue: Queue = buildQueue(state.criterion, pairs, calibration.verdicts(run.id, state.criterion.id), state.threshold, {
+    const queue: Queue = queueFrom(comparison, pairs, calibration.verdicts(run.id, state.criterion.id), {
       verdict: state.verdict, system: state.system, tagged: state.tag ? q.tagged(dataset.id, state.tag) : null,
       inPart: readable === null ? inPart : (id) => readable.has(id) && (inPart === null || inPart(id)),
     });
-    return { pairs, queue };
+    return { pairs, compared: comparison, queue };
   }
 
   r.get('/runs/:id/review', requireUser, (req, res) => {
@@ -113,11 +114,10 @@ export function reviewRoutes(app: AppContext): Router {
     if (!response) return null;
     const state = readState(req.query, responseCriteria(dataset.id));
     if (!state) return null;
-    const { pairs, queue } = queueFor(run, dataset, state, req.user);
+    const { pairs, compared, queue } = queueFor(run, dataset, state, req.user);
     // The item need not be in the queue (filtered out, or reviewed meanwhile): its neighbours are where it would sort.
-    const pair = pairs.find((p) => p.id === response.id);
-    const scores = pairs.filter((p) => p.scoreStatus === 'ok' && p.score !== null).map((p) => p.score!);
-    const comparison = pair ? comparer(state.criterion, scores, state.threshold).compare(pair) : { gap: null, disagrees: false, judgeValue: null };
+    const pair = pairById(pairs, response.id);
+    const comparison = pair ? compared.compare(pair) : { gap: null, disagrees: false, judgeValue: null };
     const { prev, next } = neighbours(queue.items, { id: response.id, gap: comparison.gap });
     return { run, dataset, response, state, comparison, prev: prev?.id, next: next?.id };
   }

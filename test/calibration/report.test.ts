@@ -349,6 +349,9 @@ describe('resampling helpers', () => {
     expect(curve[20]!.threshold).toBe(1);
     for (const p of curve) expect(p.kappa).toBe(kappaFromConfusion(confusionAt(xs, pass, p.threshold)));
     expect(curve[0]!.kappa).toBe(0); // the judge passes everything: no better than chance
+    // Tied scores (ten distinct values, thresholds falling on them): the same counts as confusionAt.
+    const tied = xs.map((x) => Math.round(x * 10) / 10);
+    for (const p of kappaCurve(tied, pass, 41)) expect(p.kappa).toBe(kappaFromConfusion(confusionAt(tied, pass, p.threshold)));
   });
 
   it('lists intervals in a fixed order', () => {

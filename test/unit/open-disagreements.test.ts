@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestContext, type TestContext } from '../helpers.ts';
 import { createRng } from '../../server/stats/index.ts';
 import { seenVersion, valueKey } from '../../server/labels/service.ts';
+import { randomLabelWrite } from './random-label-writes.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import type { CurrentUser } from '../../server/http/context.ts';
 
@@ -50,48 +51,13 @@ describe('open disagreements kept across label changes', () => {
   it('equal a full recount after every change, updated in place by the label service', () => {
     const { ctx, db } = env;
     const rng = createRng(16);
-    const pick = <T>(list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
     let inPlace = 0;
     let most = 0;
     let closed = 0;
     for (let step = 0; step < 150; step++) {
       const kept = ctx.labels.openDisagreements(ds);
       const before = version();
-      const expert = pick(experts);
-      const rid = pick(responses);
-      const target = { id: rid, dataset_id: ds };
-      const values = new Map([[valueKey(criteria[0]!.id, -1), pick(['1', '0'])], [valueKey(criteria[1]!.id, -1), pick(['formal', 'casual'])]]);
-      const input = { values, rationale: '', corrected_answer: '' };
-      const op = rng();
-      let tracked = true;
-      let what: string;
-      if (op < 0.45) {
-        what = `submit ${expert.email} #${rid}`;
-        ctx.labels.submit(expert, target, criteria, input, seenVersion(ctx.labels.mine(rid, expert.id)?.annotation));
-      } else if (op < 0.55) {
-        what = `draft ${expert.email} #${rid}`;
-        ctx.labels.saveDraft(expert, target, criteria, input);
-      } else if (op < 0.65) {
-        what = `submit and next ${expert.email} #${rid}`;
-        ctx.labels.submitAndHandOut(expert, target, criteria, input, seenVersion(ctx.labels.mine(rid, expert.id)?.annotation), 3);
-      } else if (op < 0.7) {
-        what = `hand out to ${expert.email}`;
-        ctx.labels.handOut(ds, expert.id, 3);
-      } else if (op < 0.85) {
-        const c = pick(criteria);
-        what = `adjudicate #${rid} ${c.name}`;
-        const existing = db.prepare('SELECT version FROM adjudication WHERE response_id = ? AND criterion_id = ? AND context_index = -1').pluck().get(rid, c.id) as number | undefined;
-        ctx.labels.adjudicate(experts[0]!.id, c, rid, -1, c.kind === 'binary' ? pick(['1', '0']) : pick(['formal', 'casual']), 'decided', existing ?? 0);
-      } else if (op < 0.92) {
-        // Past the service, as sqlite3 or another process would: an annotation deleted (its labels by cascade).
-        what = `annotation deleted #${rid}`;
-        tracked = false;
-        db.prepare('DELETE FROM annotation WHERE response_id = ? AND annotator_id = ?').run(rid, expert.id);
-      } else {
-        what = `adjudication deleted #${rid}`;
-        tracked = false;
-        db.prepare('DELETE FROM adjudication WHERE response_id = ?').run(rid);
-      }
+      const { what, tracked } = randomLabelWrite({ ctx, ds, criteria, experts, responses, values: (c) => (c.kind === 'binary' ? ['1', '0'] : ['formal', 'casual']) }, rng);
       const now = ctx.derived.peek(ds, 'disagreements:open', version());
       if (tracked) {
         expect(now, `${what}: kept value updated in place`).toBe(kept);
