@@ -29,6 +29,9 @@ const CAPACITY = 8;
  */
 export type Follow<T> = (value: T, touched: readonly number[]) => (() => T) | null;
 
+/** How a value that reads no labels follows a label write: unchanged (e.g. the run's verdicts, the systems' names). */
+export const unchanged = <T>(value: T): (() => T) => () => value;
+
 /** A write in progress (see `track`). */
 export interface TrackedWrite {
   /** Names a response the write changes. */

@@ -1,7 +1,7 @@
 // SQL for responses: what a system under test answered to a sample, with the contexts it retrieved.
 import crypto from 'node:crypto';
 import type { DB } from '../db/connection.ts';
-import type { DerivedCache } from '../db/derived-cache.ts';
+import { unchanged, type DerivedCache } from '../db/derived-cache.ts';
 import { LIMITS, sqlClippedList } from '../limits.ts';
 
 export interface ResponseRow {
@@ -72,7 +72,10 @@ export function responseQueries(db: DB) {
 
 export type ResponseQueries = ReturnType<typeof responseQueries>;
 
-/** The names of the systems that answered in a dataset, kept until its data changes (a scan of every response). */
+/**
+ * The names of the systems that answered in a dataset, kept until its data changes (a scan of every
+ * response); label writes change no response, so the names follow them unchanged.
+ */
 export function systemNames(app: { derived: DerivedCache; responses: ResponseQueries }, datasetId: number): readonly string[] {
-  return app.derived.get(datasetId, 'systems', () => app.responses.systems(datasetId).map((s) => s.system));
+  return app.derived.get(datasetId, 'systems', () => app.responses.systems(datasetId).map((s) => s.system), unchanged);
 }
