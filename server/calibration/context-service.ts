@@ -70,10 +70,12 @@ export function contextCalibrationService(db: DB, derived: DerivedCache) {
       WHERE l.criterion_id = ? AND l.context_index >= 0 AND a.state = 'submitted'`),
     adjudications: db.prepare<[number], SlotValue>(
       'SELECT response_id, context_index, value FROM adjudication WHERE criterion_id = ? AND context_index >= 0'),
-    // The same, of the listed responses only (what a tracked write touched).
+    // The same, of the listed responses only (what a tracked write touched): CROSS JOIN keeps SQLite from
+    // scanning every label of the criterion (label_criterion) instead of looking up the few annotations.
     valuesOf: db.prepare<{ criterion: number; ids: string }, SlotValue>(`
-      SELECT a.response_id, l.context_index, l.value FROM annotation a JOIN label l ON l.annotation_id = a.id
-      WHERE a.response_id IN (SELECT value FROM json_each(@ids)) AND l.criterion_id = @criterion AND l.context_index >= 0 AND a.state = 'submitted'`),
+      SELECT a.response_id, l.context_index, l.value FROM json_each(@ids) j CROSS JOIN annotation a ON a.response_id = j.value
+      CROSS JOIN label l ON l.annotation_id = a.id
+      WHERE l.criterion_id = @criterion AND l.context_index >= 0 AND a.state = 'submitted'`),
     adjudicationsOf: db.prepare<{ criterion: number; ids: string }, SlotValue>(`SELECT response_id, context_index, value FROM adjudication
       WHERE response_id IN (SELECT value FROM json_each(@ids)) AND criterion_id = @criterion AND context_index >= 0`),
   };
