@@ -77,9 +77,8 @@ export function labRoutes(app: AppContext): Router {
   /** Items of each holdout part that have a gold value for the criterion (per-context: for any context), in id order. */
   function parts(dataset: DatasetRow, gold: ReadonlyMap<number, unknown>): Record<'calibration' | 'held_out', number[]> {
     const out = { calibration: [] as number[], held_out: [] as number[] };
-    for (const id of gold.keys()) out[holdoutPart(dataset.holdout_seed, id)].push(id);
-    out.calibration.sort((a, b) => a - b);
-    out.held_out.sort((a, b) => a - b);
+    // One numeric sort of a typed copy: a comparator sort of 100,000 ids costs a view tens of milliseconds.
+    for (const id of Float64Array.from([...gold.keys()]).sort()) out[holdoutPart(dataset.holdout_seed, id)].push(id);
     return out;
   }
 
