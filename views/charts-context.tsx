@@ -3,7 +3,7 @@
 // relevance rate by rank side by side, agreement by rank, and the item-level scatter of the experts'
 // context precision against the judge's score.
 import { colour, Frame, H, Legend, linear, M, ticks, tickText, W, XAxisTitle, XTicks, YAxis } from './charts.tsx';
-import { idUnit, PALETTE } from './charts.tsx';
+import { fixedSubset, idUnit, PALETTE } from './charts.tsx';
 
 export interface RankBar { rank: number; label: string; n: number; gold: number | null; judge: number | null; kappa: number | null; accuracy: number | null }
 
@@ -91,7 +91,7 @@ export interface ItemScatterLabels { title: string; description?: string; xAxis:
 export function ItemScatterChart({ points, labels, maxPoints = 2000 }: { points: readonly { id: number; gold: number; judge: number }[]; labels: ItemScatterLabels; maxPoints?: number }) {
   const x = linear(0, 1, M.left, W - M.right);
   const y = linear(0, 1, H - M.bottom, M.top);
-  const shown = points.length > maxPoints ? [...points].sort((a, b) => idUnit(a.id) - idUnit(b.id) || a.id - b.id).slice(0, maxPoints) : points;
+  const shown = fixedSubset(points, maxPoints);
   const jitter = (id: number, salt: number) => (idUnit(id * 2 + salt) - 0.5) * 8;
   return (
     <Frame labels={labels} kind="item-scatter">

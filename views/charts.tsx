@@ -66,17 +66,16 @@ export function idUnit(id: number): number {
 }
 
 /**
- * The first `max` points in (idUnit, id) order, in that order: a fixed pseudo-random subset. One key per
- * point and a sort of the keys alone, then a sort of the chosen few (a full sort of 100,000 points by a
- * comparator that hashes twice per comparison took longer than the rest of the page).
+ * At most `max` of the items, the same ones whatever order they come in: those whose id hashes lowest
+ * (idUnit, then id), in that order. The max-th lowest hash is found in a sorted copy of the hashes, so
+ * only the few items at or under it are sorted (the comparator hashes ids: 100,000 items sorted by it
+ * would cost most of a page's time).
  */
-function firstByIdUnit<P extends { id: number }>(points: readonly P[], max: number): readonly P[] {
-  if (points.length <= max) return points;
-  const keys = Float64Array.from(points, (p) => idUnit(p.id));
-  const cutoff = Float64Array.from(keys).sort()[max - 1]!;
-  const chosen: { p: P; k: number }[] = [];
-  points.forEach((p, i) => { if (keys[i]! <= cutoff) chosen.push({ p, k: keys[i]! }); });
-  return chosen.sort((a, b) => a.k - b.k || a.p.id - b.p.id).slice(0, max).map((x) => x.p);
+export function fixedSubset<T extends { id: number }>(items: readonly T[], max: number): readonly T[] {
+  if (items.length <= max) return items;
+  const units = Float64Array.from(items, (p) => idUnit(p.id));
+  const cut = Float64Array.from(units).sort()[max - 1]!;
+  return items.filter((_, i) => units[i]! <= cut).sort((a, b) => idUnit(a.id) - idUnit(b.id) || a.id - b.id).slice(0, max);
 }
 
 function Frame({ labels, kind, children }: { labels: BaseLabels; kind: string; children: ComponentChildren }) {
@@ -188,7 +187,7 @@ export function ScoreByLabelChart(props: { points: readonly ChartPoint[]; groups
   const y = linear(lo, hi, H - M.bottom, M.top);
   const band = (W - M.left - M.right) / Math.max(1, groups.length);
   const centre = (i: number) => M.left + band * (i + 0.5);
-  const shown = firstByIdUnit(inGroups, maxPoints);
+  const shown = fixedSubset(inGroups, maxPoints);
   const scoresBy = groups.map(() => [] as number[]);
   for (const p of inGroups) scoresBy[index.get(p.gold)!]!.push(p.score);
   const t = props.threshold;

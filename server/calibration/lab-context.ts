@@ -49,15 +49,12 @@ export function labContext(db: DB, contextCalibration: ContextCalibrationService
    * listed (the caller leaves out sampled items and those whose labels the user may not read).
    */
   function candidates(dataset: DatasetRow, criterion: Criterion, run: RunRow | undefined, offered: (responseId: number) => boolean, limit = 40): ContextCandidate[] {
-    const gold = contextCalibration.goldFor(criterion);
-    const judged = new Map<number, ContextRow>();
-    if (run) for (const r of contextCalibration.responses({ criterion, run, part: 'calibration', holdoutSeed: dataset.holdout_seed })) judged.set(r.id, r);
     const wrong: Picked[] = [];
     const rest: Picked[] = [];
-    for (const id of [...gold.keys()].filter((k) => holdoutPart(dataset.holdout_seed, k) === 'calibration' && offered(k)).sort((a, b) => a - b)) {
-      const row = judged.get(id);
-      gold.get(id)!.forEach((value, index) => {
-        if (value === undefined) return;
+    for (const { id, gold, row } of labelledAnswers(dataset, criterion, run)) {
+      if (!offered(id)) continue;
+      gold.forEach((value, index) => {
+        if (value === undefined || value === null) return;
         const cmp = row ? compareContext(row, index) : null;
         (cmp?.disagrees ? wrong : rest).push({ id, index, gold: value, judge: cmp?.judge ?? null });
       });
@@ -72,6 +69,23 @@ export function labContext(db: DB, contextCalibration: ContextCalibrationService
       if (r && context !== undefined) out.push({ response_id: p.id, index: p.index, question: r.question, context, gold: p.gold, judge: p.judge, rationale: r.rationale ?? '' });
     }
     return out;
+  }
+
+  /**
+   * The answers of the calibration part in id order with the gold value of each context: with a run,
+   * its kept rows (each context's gold value beside the verdict, no lookup per answer), else the gold
+   * values alone.
+   */
+  function* labelledAnswers(dataset: DatasetRow, criterion: Criterion, run: RunRow | undefined):
+    Generator<{ id: number; gold: readonly (string | null | undefined)[]; row: ContextRow | undefined }> {
+    if (run) {
+      for (const row of contextCalibration.responses({ criterion, run, part: 'calibration', holdoutSeed: dataset.holdout_seed })) yield { id: row.id, gold: row.gold, row };
+      return;
+    }
+    const gold = contextCalibration.goldFor(criterion);
+    for (const id of [...gold.keys()].filter((k) => holdoutPart(dataset.holdout_seed, k) === 'calibration').sort((a, b) => a - b)) {
+      yield { id, gold: gold.get(id)!, row: undefined };
+    }
   }
 
   /** The verify example of one labelled context of the calibration part; null when it is not one. */

@@ -19,7 +19,6 @@ import { exampleItems } from './service.ts';
 import { LIMITS } from '../limits.ts';
 import { inDataset } from '../datasets/scoped.ts';
 import { isContextStep, labContext, parseCandidateValue } from './lab-context.ts';
-import { compareContextRuns } from './compare-context.ts';
 import { ComparePage, PromptLabPage, type ExampleCandidate, type LabState } from '../../views/pages/prompt-lab.tsx';
 import { ContextComparePage } from '../../views/pages/compare-context.tsx';
 import { HoldoutConfirmPage } from '../../views/pages/holdout-looks.tsx';
@@ -78,9 +77,8 @@ export function labRoutes(app: AppContext): Router {
   /** Items of each holdout part that have a gold value for the criterion (per-context: for any context), in id order. */
   function parts(dataset: DatasetRow, gold: ReadonlyMap<number, unknown>): Record<'calibration' | 'held_out', number[]> {
     const out = { calibration: [] as number[], held_out: [] as number[] };
-    for (const id of gold.keys()) out[holdoutPart(dataset.holdout_seed, id)].push(id);
-    out.calibration.sort((a, b) => a - b);
-    out.held_out.sort((a, b) => a - b);
+    // One numeric sort of a typed copy: a comparator sort of 100,000 ids costs a view tens of milliseconds.
+    for (const id of Float64Array.from([...gold.keys()]).sort()) out[holdoutPart(dataset.holdout_seed, id)].push(id);
     return out;
   }
 
@@ -287,9 +285,7 @@ export function labRoutes(app: AppContext): Router {
     const input = (run: typeof a) => ({ criterion, run, part: 'all' as const, holdoutSeed: dataset.holdout_seed });
     const exclude = new Set([...exampleItems(a), ...exampleItems(b)]);
     if (criterion.target === 'context') {
-      // Two reports and two paired bootstraps over every answer: kept while the dataset is unchanged, like the report.
-      const cmp = app.derived.get(dataset.id, `context-compare:${criterion.id}:${a.id}:${b.id}:${dataset.holdout_seed}`,
-        () => compareContextRuns(contextCalibration.responses(input(a)), contextCalibration.responses(input(b)), { exclude }));
+      const cmp = contextCalibration.compare(criterion, a, b, dataset.holdout_seed, exclude);
       return sendDocument(res, ContextComparePage({ ctx: pageContext(req), dataset: { id: dataset.id, name: dataset.name }, criterion: { id: criterion.id, name: criterion.name },
         a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, cmp }));
     }

@@ -3,7 +3,7 @@
 // The kinds themselves: report.ts (response-level: the entry point and numeric), report-binary.ts,
 // report-ordinal.ts, report-categorical.ts, report-context.ts (one retrieved context per unit).
 
-import { clusterCount, createRng, indexStream, kappaFromConfusion, quantileSorted } from '../stats/index.ts';
+import { clusterCount, indexStream, kappaFromConfusion, quantileSorted } from '../stats/index.ts';
 import type { Cells, CellStat, Clusters, Confusion, IndexStream } from '../stats/index.ts';
 
 export const EXCLUSION_REASONS = ['used_as_example', 'no_gold_label', 'judge_error', 'no_score'] as const;
@@ -79,7 +79,7 @@ export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resa
   for (const g of live) if (!counts.has(g.cells!.cellOf)) counts.set(g.cells!.cellOf, new Float64Array(g.cells!.x.length));
   const weights = live.map((g) => counts.get(g.cells!.cellOf)!);
   const tallies = [...counts.entries()];
-  const resample = clusters ? clusterResampler(clusters, tallies, createRng(seed)) : itemResampler(n, tallies, indexStream(seed));
+  const resample = clusters ? clusterResampler(clusters, tallies, indexStream(seed)) : itemResampler(n, tallies, indexStream(seed));
   const values = live.map((g) => g.names.map(() => new Float64Array(resamples)));
   const valid = live.map((g) => new Uint32Array(g.names.length));
   for (let r = 0; r < resamples; r++) {
@@ -129,12 +129,12 @@ function itemResampler(n: number, tallies: readonly Tally[], stream: IndexStream
 }
 
 /**
- * Draws k clusters (the same rng calls as stats' drawClusters) and counts their items' cells. Clusters
- * whose items fall in the same cells are interchangeable, so they are grouped into types once: a
+ * Draws k clusters (the numbers of stats' drawClusters, from the inline stream) and counts their items' cells.
+ * Clusters whose items fall in the same cells are interchangeable, so they are grouped into types once: a
  * resample then costs one step per drawn cluster plus one per (type, cell), not one per drawn item.
  * With a handful of contexts per response and 0/1 verdicts and gold, there are a few dozen types.
  */
-function clusterResampler(clusters: Clusters, tallies: readonly Tally[], rng: () => number): () => number {
+function clusterResampler(clusters: Clusters, tallies: readonly Tally[], stream: IndexStream): () => number {
   const k = clusterCount(clusters);
   const typeOf = new Uint32Array(k);
   const bySignature = new Map<string, number>();
@@ -159,7 +159,7 @@ function clusterResampler(clusters: Clusters, tallies: readonly Tally[], rng: ()
   const drawn = new Float64Array(entries.length);
   return () => {
     drawn.fill(0);
-    for (let j = 0; j < k; j++) drawn[typeOf[Math.floor(rng() * k)]!]! += 1;
+    stream.count(k, k, typeOf, drawn); // k cluster draws, each counted under its cluster's type
     let m = 0;
     for (let t = 0; t < entries.length; t++) m += drawn[t]! * sizes[t]!;
     tallies.forEach(([, w], j) => {

@@ -72,7 +72,10 @@ export function responseQueries(db: DB) {
 
 export type ResponseQueries = ReturnType<typeof responseQueries>;
 
-/** The names of the systems that answered in a dataset, kept until its data changes (a scan of every response). */
+/**
+ * The names of the systems that answered in a dataset, kept until its data changes (a scan of every
+ * response); label writes change no response, so the names follow them unchanged.
+ */
 export function systemNames(app: { derived: DerivedCache; responses: ResponseQueries }, datasetId: number): readonly string[] {
   return app.derived.get(datasetId, 'systems', () => app.responses.systems(datasetId).map((s) => s.system), unchangedByLabels);
 }
