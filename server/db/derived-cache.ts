@@ -18,8 +18,15 @@
 // import, sqlite3, another process) leaves a version gap no kept value covers.
 import type { DB } from './connection.ts';
 
-/** Entries kept, least recently used dropped first: each may hold a list the size of a dataset. */
-const CAPACITY = 8;
+/**
+ * Entries kept, least recently used dropped first: each may hold a list the size of a dataset. One
+ * calibration page view keeps 7 (open disagreements, systems, gold, pairs, report, charts, true
+ * score), the review beside it 2 more, the per-context pages and agreement more again: with fewer
+ * entries an adjudicator moving between them would recompute on every page. Measured at 100,000
+ * items: agreement ~49 MB, pairs 10–14 MB, gold 3.6 MB, the review's comparisons 6.5 MB, reports
+ * and charts under 1 MB (they share the pairs).
+ */
+const CAPACITY = 16;
 
 /**
  * How a kept value follows a write that touched `touched` (response ids of its dataset). Called
