@@ -8,6 +8,7 @@
  * Blank CSV rows and blank JSONL lines are skipped but still counted.
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
@@ -77,6 +78,10 @@ export async function* readImportBatches(path: string, options: ReadImportOption
     return;
   }
   // File-system errors (missing file, permissions) are thrown: they are server faults, not the user's.
+  if (format === 'jsonl') {
+    yield* readJsonl(fileChunks(path), options);
+    return;
+  }
   const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
   try {
     yield* readImportInBatches(stream, { ...options, format });
@@ -245,6 +250,25 @@ async function* decodeUtf8(source: ImportSource): AsyncGenerator<string> {
   if (tail !== '') yield tail;
 }
 
+/**
+ * A file's bytes in chunks, all read into the same buffer: a chunk is only valid until the next one
+ * is asked for (splitUtf8Lines copies what it keeps). A read stream allocates every chunk afresh,
+ * which cost the JSONL reader more than its own work on the bytes.
+ */
+async function* fileChunks(path: string): AsyncGenerator<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, READ_CHUNK_BYTES, null);
+      if (bytesRead === 0) return;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await file.close();
+  }
+}
+
 const LF = 0x0a, CR = 0x0d;
 
 /**
@@ -287,7 +311,8 @@ async function* splitUtf8Lines(source: ImportSource): AsyncGenerator<string[]> {
       lines.push(decode(bytes, start, nl));
       start = nl + 1;
     }
-    if (start < bytes.length) carry.push(bytes.subarray(start));
+    // A copy: the chunk's buffer may be read into again (fileChunks).
+    if (start < bytes.length) carry.push(Buffer.from(bytes.subarray(start)));
     if (lines.length) yield lines;
   }
   if (carry.length) {

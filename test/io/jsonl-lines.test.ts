@@ -4,8 +4,11 @@
 // not_utf8 on their own line), a byte order mark at the start, blank lines and a last line without
 // a line end, in random files cut into random chunks.
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
-import { readImport, type ImportItem } from '../../server/io/index.ts';
+import { readImport, readImportFile, type ImportItem } from '../../server/io/index.ts';
 
 /** mulberry32, so a failing case can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -69,18 +72,21 @@ function reference(bytes: Buffer): [number, string][] {
     const text = (i === 0 ? raw.replace(/^\uFEFF/, '') : raw).replace(/\r$/, '');
     if (text.trim() === '') return;
     if (text.includes('\uFFFD')) out.push([i + 1, 'not_utf8']);
-    else out.push([i + 1, JSON.parse(text).question.trim()]);
+    else {
+      // A byte order mark inside a file is not JSON whitespace.
+      try { out.push([i + 1, JSON.parse(text).question.trim()]); } catch { out.push([i + 1, 'invalid_json']); }
+    }
   });
   return out;
 }
 
-async function read(parts: Buffer[]): Promise<[number, string][]> {
+async function items(source: AsyncIterable<ImportItem>): Promise<[number, string][]> {
   const out: [number, string][] = [];
-  for await (const item of readImport(Readable.from(parts), { format: 'jsonl' }) as AsyncIterable<ImportItem>) {
-    out.push([item.line, 'row' in item ? item.row.sample.question : item.error.code]);
-  }
+  for await (const item of source) out.push([item.line, 'row' in item ? item.row.sample.question : item.error.code]);
   return out;
 }
+
+const read = (parts: Buffer[]) => items(readImport(Readable.from(parts), { format: 'jsonl' }));
 
 describe('JSONL lines cut from bytes', () => {
   it('reads every random file the same whatever its chunks', async () => {
@@ -99,5 +105,26 @@ describe('JSONL lines cut from bytes', () => {
     expect(await read([Buffer.concat([bom, bom, line])])).toEqual([[1, 'a']]);
     expect(await read([bom.subarray(0, 1), bom.subarray(1), line])).toEqual([[1, 'a']]);
     expect(await read([Buffer.concat([line, bom, line])])).toEqual([[1, 'a'], [2, 'invalid_json']]);
+  });
+
+  it('reads a file of many chunks the same, lines longer than a chunk included', async () => {
+    const rand = prng(2024);
+    const parts: Buffer[] = [];
+    for (let i = 0; i < 400; i++) parts.push(randomFile(rand).bytes, Buffer.from('\n'));
+    // Lines of 300,000 and 700,000 bytes: each spans two or three of the reader's 256 KB reads.
+    parts.push(Buffer.from(JSON.stringify({ question: '长 1', comment: '长'.repeat(100_000) }) + '\n'));
+    parts.push(Buffer.from(JSON.stringify({ question: 'long 2', comment: 'x'.repeat(700_000) }) + '\r\n'));
+    for (let i = 0; i < 400; i++) parts.push(randomFile(rand).bytes, Buffer.from('\n'));
+    const bytes = Buffer.concat(parts);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-jsonl-'));
+    try {
+      const file = path.join(dir, 'big.jsonl');
+      fs.writeFileSync(file, bytes);
+      const expected = reference(bytes);
+      expect(expected.length).toBeGreaterThan(1000);
+      expect(await items(readImportFile(file))).toEqual(expected);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
