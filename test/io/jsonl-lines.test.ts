@@ -9,18 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { readImport, readImportFile, type ImportItem } from '../../server/io/index.ts';
-
-/** mulberry32, so a failing case can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRng } from '../../server/stats/bootstrap.ts';
 
 const PIECES = ['入职', '培训', 'leave', ' ', '？', '😀', 'é', 'x', '年假', '\\n', '\\"'];
 const BAD_BYTES = [[0xff], [0xe5, 0x85], [0xc3], [0xed, 0xa0, 0x80]];
@@ -91,7 +80,7 @@ const read = (parts: Buffer[]) => items(readImport(Readable.from(parts), { forma
 describe('JSONL lines cut from bytes', () => {
   it('reads every random file the same whatever its chunks', async () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const rand = prng(seed);
+      const rand = createRng(seed);
       const { bytes, expected } = randomFile(rand);
       expect(reference(bytes), `seed ${seed}, the file as made`).toEqual(expected);
       expect(await read([bytes]), `seed ${seed}, one chunk`).toEqual(expected);
@@ -108,7 +97,7 @@ describe('JSONL lines cut from bytes', () => {
   });
 
   it('reads a file of many chunks the same, lines longer than a chunk included', async () => {
-    const rand = prng(2024);
+    const rand = createRng(2024);
     const parts: Buffer[] = [];
     for (let i = 0; i < 400; i++) parts.push(randomFile(rand).bytes, Buffer.from('\n'));
     // Lines of 300,000 and 700,000 bytes: each spans two or three of the reader's 256 KB reads.
