@@ -10,6 +10,9 @@
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { once } from 'node:events';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -183,23 +186,44 @@ export function machineTicks(): { busy: number; total: number } | null {
 export const machineBusy = (a: ReturnType<typeof machineTicks>, b: ReturnType<typeof machineTicks>): number | null =>
   a && b && b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : null;
 
-/** Samples RSS every 50 ms; `stop()` takes a last sample and returns the peak. */
-export function rssSampler(): { stop(): number } {
+/**
+ * Samples RSS every 50 ms; resolves once the sampling thread has taken its first sample, so that
+ * starting a thread (a few tens of ms of CPU, and its own memory) is not measured with the work it
+ * watches: take the starting RSS after this. `stop()` takes a last sample and returns the peak.
+ */
+export async function startRssSampler(): Promise<{ stop(): number }> {
   // Sampled from a thread of its own: the import holds the main thread for most of its run.
   const peakKb = new Int32Array(new SharedArrayBuffer(4));
-  peakKb[0] = Math.round(process.memoryUsage().rss / 1024);
   const sampler = new Worker(`
-    const { workerData } = require('node:worker_threads');
+    const { parentPort, workerData } = require('node:worker_threads');
     const peak = new Int32Array(workerData);
-    setInterval(() => Atomics.store(peak, 0, Math.max(Atomics.load(peak, 0), Math.round(process.memoryUsage().rss / 1024))), 50);
+    const sample = () => Atomics.store(peak, 0, Math.max(Atomics.load(peak, 0), Math.round(process.memoryUsage().rss / 1024)));
+    sample();
+    parentPort.postMessage('sampling');
+    setInterval(sample, 50);
   `, { eval: true, workerData: peakKb.buffer });
   sampler.unref();
+  await once(sampler, 'message');
   return {
     stop() {
       void sampler.terminate();
       return Math.max(Atomics.load(peakKb, 0) * 1024, process.memoryUsage().rss);
     },
   };
+}
+
+let gc: (() => void) | undefined = globalThis.gc;
+
+/**
+ * A full garbage collection before a timed step, so that garbage left by earlier ones (the generated
+ * data, earlier runs) is not collected inside it. Without `node --expose-gc` the flag is set here.
+ */
+export function collectGarbage(): void {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as () => void;
+  }
+  gc();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ import { readImportBatches } from '../server/io/read.ts';
 import { startCheckpointer } from '../server/db/checkpointer.ts';
 import { questionKey } from '../server/samples/queries.ts';
 import {
-  childrenCpuMs, flag, intArg, isMain, MB, median, ms, openBenchApp, platform, prng, removeDb, rssSampler, sentence, table, tempDir, writeResult,
+  childrenCpuMs, collectGarbage, flag, intArg, isMain, MB, median, ms, openBenchApp, platform, prng, removeDb, sentence, startRssSampler, table, tempDir,
+  writeResult,
 } from './common.ts';
 
 const SQLITE3 = '/usr/bin/sqlite3';
@@ -106,10 +107,10 @@ async function freshGoldset(file: string) {
 async function goldsetImport(jsonl: string, file: string): Promise<{ ms: number; indexMs: number; cpuMs: number; rssGrowthMB: number; hwmGrowthMB: number | null }> {
   const { db, ctx, datasetId, close } = await freshGoldset(file);
   try {
-    global.gc?.();
+    collectGarbage();
+    const sampler = await startRssSampler();
     const rssStart = process.memoryUsage().rss;
     const hwmBefore = process.resourceUsage().maxRSS * 1024;
-    const sampler = rssSampler();
     const cpuStart = process.cpuUsage();
     const start = process.hrtime.bigint();
     const result = await ctx.imports.importFile(null, datasetId, jsonl, { format: 'jsonl', filename: 'samples.jsonl' });

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  MB, intArg, isMain, median, ms, openBenchApp, prng, removeDb, rssSampler, runInfo, sentence, table, tempDir, writeResult,
+  collectGarbage, MB, intArg, isMain, median, ms, openBenchApp, prng, removeDb, runInfo, sentence, startRssSampler, table, tempDir, writeResult,
 } from './common.ts';
 import { datasetRecords, writeExport, writeRecordsXlsx } from '../server/importexport/export.ts';
 
@@ -16,9 +16,9 @@ const rows = intArg('rows', 50_000);
 const repeat = intArg('repeat', 3);
 
 async function measure<T>(fn: () => Promise<T> | T): Promise<{ ms: number; peakMb: number; value: T }> {
-  global.gc?.();
+  collectGarbage();
+  const sampler = await startRssSampler();
   const before = process.memoryUsage().rss;
-  const sampler = rssSampler();
   const start = process.hrtime.bigint();
   const value = await fn();
   const took = ms(start);

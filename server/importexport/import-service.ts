@@ -4,7 +4,6 @@
 // everything back. Memory stays bounded by the batches in flight; the trigram search index of new
 // samples is filled afterwards in the background (server/samples/search-index.ts).
 import crypto from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import type { DatasetService } from '../datasets/service.ts';
@@ -19,9 +18,6 @@ import { ScoreImportAbort, writeScoreRuns, type ImportedRun } from './import-sco
 import { readerThread, type QuestionRow, type ReadSummary } from './reader-thread.ts';
 import { writableGuard } from '../datasets/archived.ts';
 import { LIMITS } from '../limits.ts';
-
-/** Plain question rows per INSERT statement. */
-const QUESTIONS_PER_INSERT = 50;
 
 export interface ImportSummary {
   ok: true;
@@ -89,19 +85,17 @@ function importWriter(db: DB, importId: string) {
   // matched by content (the ids of the responses they matched), so conflicting values can be found.
   const staging = `temp."import_${importId.replace(/-/g, '')}"`;
   db.exec(`CREATE TEMP TABLE ${staging} (seq INTEGER PRIMARY KEY, line INTEGER NOT NULL, response_id INTEGER, content TEXT, labels TEXT, scores TEXT)`);
-  const questionInserts = new Map<number, Statement<[unknown[]]>>();
   return {
     staging,
-    /** INSERT of `n` plain question rows (7 values each): one statement per 50 rows costs a fifth less than one per row. */
-    insertQuestions: (n: number) => {
-      let statement = questionInserts.get(n);
-      if (!statement) {
-        statement = db.prepare<[unknown[]]>(`INSERT INTO sample (dataset_id, question_key, question, ground_truth, author_id, created_at, updated_at)
-          VALUES ${Array(n).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (dataset_id, question_key) DO NOTHING`);
-        questionInserts.set(n, statement);
-      }
-      return statement;
-    },
+    /**
+     * A plain question row. One row per statement: SQLite keeps a statement journal for a statement
+     * that writes several rows and may fail part-way (a CHECK, NOT NULL or foreign key), a copy of
+     * every page it touches in a temporary file, and at 50 rows per statement that cost more (about
+     * a third of the import's SQL time, most of it in system calls) than the statements it saved.
+     */
+    insertQuestion: db.prepare<[number, string, string, string, number | null, string, string]>(`
+      INSERT INTO sample (dataset_id, question_key, question, ground_truth, author_id, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset_id, question_key) DO NOTHING`),
     insertSample: db.prepare<[number, string, string, string, string, string, string, string, number | null, string, string]>(`
       INSERT INTO sample (dataset_id, question_key, question, ground_truth, reference_contexts, tags, source, notes, author_id, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset_id, question_key) DO NOTHING`),
@@ -157,16 +151,10 @@ export function importService(db: DB, audit: AuditQueries,
       if (s.id <= before && ((groundTruth !== null && s.ground_truth !== groundTruth) || (refs !== null && s.reference_contexts !== refs))) differs.push(line);
       return s.id;
     };
-    let questions: QuestionRow[] = [];
-    const insertQuestions = () => {
-      if (!questions.length) return;
-      const values: unknown[] = [];
-      for (const [, key, question, groundTruth] of questions) values.push(datasetId, key, question, groundTruth ?? '', actorId, now, now);
-      const inserted = w.insertQuestions(questions.length).run(values).changes;
-      created += inserted;
-      // Some matched a sample: which ones is only worth finding out for rows that could differ.
-      if (inserted < questions.length) for (const [line, key, , groundTruth] of questions) if (groundTruth !== null) matched(line, key, groundTruth, null);
-      questions = [];
+    const writeQuestion = ([line, key, question, groundTruth]: QuestionRow) => {
+      if (w.insertQuestion.run(datasetId, key, question, groundTruth ?? '', actorId, now, now).changes) created++;
+      // A row without a ground truth cannot differ: which sample it matched is not worth looking up.
+      else if (groundTruth !== null) matched(line, key, groundTruth, null);
     };
     const trigger = indexTrigger.get() as string;
     db.exec('DROP TRIGGER sample_fts_insert');
@@ -174,11 +162,9 @@ export function importService(db: DB, audit: AuditQueries,
       if (message.type === 'done') { read = message.summary; continue; }
       for (const row of message.rows) {
         if (row.length === 4) {
-          questions.push(row);
-          if (questions.length === QUESTIONS_PER_INSERT) insertQuestions();
+          writeQuestion(row);
           continue;
         }
-        insertQuestions();
         const [line, key, question, groundTruth, refs, tags, source, notes, response, labels, scores] = row;
         const inserted = w.insertSample.run(datasetId, key, question, groundTruth ?? '', refs ?? '[]', tags ? JSON.stringify(tags) : '[]',
           source ?? '', notes ?? '', actorId, now, now);
@@ -210,7 +196,6 @@ export function importService(db: DB, audit: AuditQueries,
           for (const id of responseIds) w.stage.run(line, id, content, labels, scores);
         }
       }
-      insertQuestions();
     }
     if (!read) throw new Error('import reader: ended without a summary');
     const { rows } = read;

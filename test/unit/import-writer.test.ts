@@ -1,7 +1,7 @@
-// The import writes rows while a worker thread is still reading the file, 50 plain questions per
-// statement. These tests hold it to what a user relies on whatever the batch boundaries: a bad row
-// anywhere undoes everything, the first row of a repeated question wins, only questions that were
-// there before can "differ", and the reading thread survives an import that stops early.
+// The import writes rows while a worker thread is still reading the file. These tests hold it to
+// what a user relies on whatever the batch boundaries: a bad row anywhere undoes everything, the
+// first row of a repeated question wins, only questions that were there before can "differ", and
+// the reading thread survives an import that stops early.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -70,14 +70,14 @@ describe('import written while the file is read', () => {
     expect(db.prepare("SELECT count(*) FROM audit_event WHERE action = 'import'").pluck().get()).toBe(1);
   });
 
-  it('keeps the first of a repeated question and reports only questions from before that differ, across statement boundaries', async () => {
+  it('keeps the first of a repeated question and reports only questions from before that differ', async () => {
     await importOk(writeJsonl([
       { user_input: question(10), reference: '旧答案' },
       { user_input: question(70), reference: '答案 70' },
     ]));
     const records: object[] = [];
     for (let i = 0; i < 130; i++) records.push({ user_input: question(i), reference: `答案 ${i}` });
-    // Repeats of questions first seen in this file, inside and across the 50-row statements: never "differ".
+    // Repeats of questions first seen in this file, near and far from their first row: never "differ".
     records.splice(49, 0, { user_input: question(48), reference: '第二次出现' });
     records.push({ user_input: question(5), reference: '最后又出现' });
     // A repeat with tags after a plain question: the plain one was first.
