@@ -82,26 +82,42 @@ export function highlightTerms(...texts: string[]): HighlightTerms {
 }
 
 /**
- * The terms in the form the matcher reads, built once per terms. Bigrams: an open-addressing hash
- * set of code point pairs behind a small bit filter on their first characters (most characters of
- * a context start no bigram). Words: the set, behind a bit filter on (length, first letter) of the
- * ASCII ones, so that most words of a context are rejected without building their lowercase.
+ * The terms in the form the matcher reads. Bigrams: an open-addressing hash set of code point pairs
+ * behind a small bit filter on their first characters (most characters of a context start no
+ * bigram). Words: the set, behind a bit filter on (length, first letter) of the ASCII ones, so that
+ * most words of a context are rejected without building their lowercase.
  */
 interface Matcher {
+  terms: HighlightTerms | null;
   firsts: Uint32Array; pairFirst: Int32Array; pairSecond: Int32Array; pairMask: number;
   words: Set<string>; asciiWordKeys: Uint32Array;
 }
-const matchers = new WeakMap<HighlightTerms, Matcher>();
 const FIRSTS_BITS = 2048;
 const MAX_WORD_KEY_LENGTH = 63;
 const pairSlot = (a: number, b: number, mask: number) => ((Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 0) & mask;
 
+// One matcher, rebuilt in place when other terms come (a page marks all contexts of an item with the
+// same terms, so it is built once per item): typed arrays of more than a few dozen bytes live
+// outside the JS heap, where making each costs microseconds and counts towards the next collection,
+// and the workspace would otherwise make four of them for every item it shows. Highlighting is
+// synchronous, so nothing else can use the matcher while a text is being marked.
+const matcher: Matcher = {
+  terms: null, firsts: new Uint32Array(FIRSTS_BITS / 32), pairFirst: new Int32Array(8), pairSecond: new Int32Array(8), pairMask: -1,
+  words: new Set(), asciiWordKeys: new Uint32Array(MAX_WORD_KEY_LENGTH + 1),
+};
+
 function matcherOf(terms: HighlightTerms): Matcher {
-  let m = matchers.get(terms);
-  if (m) return m;
+  const m = matcher;
+  if (m.terms === terms) return m;
   let size = 8;
   while (size < terms.bigrams.size * 4) size *= 2;
-  const firsts = new Uint32Array(FIRSTS_BITS / 32), pairFirst = new Int32Array(size).fill(-1), pairSecond = new Int32Array(size);
+  if (m.pairFirst.length < size) {
+    m.pairFirst = new Int32Array(size);
+    m.pairSecond = new Int32Array(size);
+  }
+  const { firsts, pairFirst, pairSecond, asciiWordKeys } = m;
+  firsts.fill(0);
+  pairFirst.fill(-1, 0, size);
   for (const b of terms.bigrams) {
     const a = b.codePointAt(0)!;
     const second = b.codePointAt(a > 0xffff ? 2 : 1)!;
@@ -112,12 +128,13 @@ function matcherOf(terms: HighlightTerms): Matcher {
     pairSecond[h] = second;
   }
   // Bit (first letter & 31) of entry min(length, 63), for ASCII words.
-  const asciiWordKeys = new Uint32Array(MAX_WORD_KEY_LENGTH + 1);
+  asciiWordKeys.fill(0);
   for (const w of terms.words) {
     if (/^[\0-\x7f]*$/.test(w)) asciiWordKeys[Math.min(w.length, MAX_WORD_KEY_LENGTH)]! |= 1 << (w.charCodeAt(0) & 31);
   }
-  m = { firsts, pairFirst, pairSecond, pairMask: terms.bigrams.size > 0 ? size - 1 : -1, words: terms.words, asciiWordKeys };
-  matchers.set(terms, m);
+  m.pairMask = terms.bigrams.size > 0 ? size - 1 : -1;
+  m.words = terms.words;
+  m.terms = terms;
   return m;
 }
 
@@ -135,8 +152,19 @@ function lowerEach(s: string): string {
   return out;
 }
 
+// The marks of the text being marked, reused (and grown) from text to text for the same reason as the matcher.
+let scratchMarks = new Uint8Array(1024);
+
+/** The first n entries of the marks buffer, cleared. */
+function freshMarks(n: number): Uint8Array {
+  if (scratchMarks.length < n) scratchMarks = new Uint8Array(Math.max(n, 2 * scratchMarks.length));
+  scratchMarks.fill(0, 0, n);
+  return scratchMarks;
+}
+
 /**
- * One mark per UTF-16 unit (both halves of a surrogate pair alike), or null when nothing matches.
+ * One mark per UTF-16 unit (both halves of a surrogate pair alike), or null when nothing matches;
+ * the marks are valid until the next text is marked (only the first text.length entries are its).
  * A pair of adjacent characters whose lowercase is a term bigram marks both; a run of non-Han
  * letters whose lowercase (character by character) is a term word marks the run.
  */
@@ -150,7 +178,7 @@ function markUnits(text: string, m: Matcher): Uint8Array | null {
       const len = cp > 0xffff ? 2 : 1;
       const lower = lowerCodePoint(cp);
       if (prev >= 0 && lower >= 0 && hasPair(m, prev, lower)) {
-        marks ??= new Uint8Array(n);
+        marks ??= freshMarks(n);
         for (let k = prevStart; k < i + len; k++) marks[k] = 1;
       }
       prev = lower;
@@ -177,29 +205,43 @@ function markUnits(text: string, m: Matcher): Uint8Array | null {
       // An ASCII run lowercases to an ASCII word of the same length: most are ruled out by the filter.
       if (ascii && (m.asciiWordKeys[Math.min(i - start, MAX_WORD_KEY_LENGTH)]! & (1 << (text.charCodeAt(start) & 31))) === 0) continue;
       const word = ascii ? text.slice(start, i).toLowerCase() : lowerEach(text.slice(start, i));
-      if (m.words.has(word)) (marks ??= new Uint8Array(n)).fill(1, start, i);
+      if (m.words.has(word)) (marks ??= freshMarks(n)).fill(1, start, i);
     }
   }
   return marks;
 }
 
-/** The text cut into marked and unmarked pieces. */
-export function highlight(text: string, terms: HighlightTerms): Segment[] {
+/** Calls `piece` for each maximal run of marked or unmarked units of the text, in order. */
+function eachPiece(text: string, terms: HighlightTerms, piece: (start: number, end: number, mark: boolean) => void): void {
   const marks = markUnits(text, matcherOf(terms));
-  if (!marks) return text.length > 0 ? [{ text, mark: false }] : [];
-  const out: Segment[] = [];
+  if (!marks) {
+    if (text.length > 0) piece(0, text.length, false);
+    return;
+  }
   for (let start = 0, k = 1; k <= text.length; k++) {
     if (k === text.length || marks[k] !== marks[start]) {
-      out.push({ text: text.slice(start, k), mark: marks[start] === 1 });
+      piece(start, k, marks[start] === 1);
       start = k;
     }
   }
+}
+
+/** The text cut into marked and unmarked pieces. */
+export function highlight(text: string, terms: HighlightTerms): Segment[] {
+  const out: Segment[] = [];
+  eachPiece(text, terms, (start, end, mark) => out.push({ text: text.slice(start, end), mark }));
   return out;
 }
 
-/** The text as escaped HTML with the marked pieces in `<mark>`: what the view renders for `highlight`'s segments, in one string. */
+/**
+ * The text as escaped HTML with the marked pieces in `<mark>`: what the view renders for `highlight`'s
+ * segments, in one string built straight from the marks (the workspace shows every item's contexts this way).
+ */
 export function highlightHtml(text: string, terms: HighlightTerms): SafeHtml {
   let html = '';
-  for (const s of highlight(text, terms)) html += s.mark ? `<mark>${escapeHtml(s.text)}</mark>` : escapeHtml(s.text);
+  eachPiece(text, terms, (start, end, mark) => {
+    const escaped = escapeHtml(text.slice(start, end));
+    html += mark ? `<mark>${escaped}</mark>` : escaped;
+  });
   return html as SafeHtml;
 }

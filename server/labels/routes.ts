@@ -23,6 +23,9 @@ const RECENT = 5;
 const HISTORY_PAGE = 50;
 const NO_FILTER = { q: '', state: '', criterionId: null, value: '' } as const;
 
+/** The dataset of a labelling request, if it exists, and whether the user may label in it. */
+interface LabellingAccess { dataset: DatasetRow | undefined; allowed: boolean }
+
 const HistoryQuery = z.object({
   q: z.string().trim().max(200).catch(''),
   state: z.enum(['draft', 'submitted']).or(z.literal('')).catch(''),
@@ -63,6 +66,11 @@ export function readAnnotation(body: Record<string, unknown>): { input: Annotati
 export function labelRoutes(app: AppContext): Router {
   const r = Router();
   const { datasets, labels, criteria, responses } = app;
+  // Outside a transaction every statement takes and releases the database's locks itself (file and
+  // shared-memory locks, a few system calls), which costs more than a small query: the four reads a
+  // save makes before its write transaction are made in one read transaction.
+  const oneRead = app.db.transaction((read: () => unknown) => read());
+  const readTogether = <T>(read: () => T): T => oneRead(read) as T;
 
   /** The workspace of one item; `mine` is this expert's annotation of it with its values. */
   function buildItem(req: Request, dataset: DatasetRow, criteriaList: Criterion[], response: ResponseWithSample,
@@ -85,16 +93,26 @@ export function labelRoutes(app: AppContext): Router {
     sendDocument(res, LabelPage({ ctx: pageContext(req), dataset, children: node }), status);
   }
 
-  /** The dataset of a response, when this user may label in it; answers the refusal itself. */
-  function labellingDataset(req: Request, res: Response, datasetId: number | undefined): DatasetRow | null {
+  /** The dataset and whether this user may label in it: reads only, so that it can run in a read transaction. */
+  function labellingAccess(req: Request, datasetId: number | undefined): LabellingAccess {
     const dataset = datasetId === undefined ? undefined : datasets.get(datasetId);
+    return { dataset, allowed: dataset !== undefined && labels.canLabel(dataset.id, req.user) };
+  }
+
+  /** The dataset when this user may label in it; otherwise answers the refusal (outside any transaction: the answer touches the session). */
+  function admit(req: Request, res: Response, { dataset, allowed }: LabellingAccess): DatasetRow | null {
     if (!dataset) { sendError(req, res, 404, req.t('err.not_found')); return null; }
-    if (!labels.canLabel(dataset.id, req.user)) {
+    if (!allowed) {
       app.log.warn('authz.refused', { path: req.path, user: req.user?.id ?? null, reason: 'not a labeller' });
       sendError(req, res, 403, req.t('err.not_labeller'));
       return null;
     }
     return dataset;
+  }
+
+  /** The dataset of a response, when this user may label in it; answers the refusal itself. */
+  function labellingDataset(req: Request, res: Response, datasetId: number | undefined): DatasetRow | null {
+    return admit(req, res, labellingAccess(req, datasetId));
   }
 
   /** Loads the response and checks that this user may label it; answers the refusal itself. */
@@ -110,6 +128,13 @@ export function labelRoutes(app: AppContext): Router {
     const dataset = labellingDataset(req, res, target?.dataset_id);
     return dataset ? { dataset, target: target! } : null;
   }
+
+  /** What saving a label reads before its write (as loadTarget, with the dataset's criteria), in one read transaction. */
+  const readForSave = (req: Request) => readTogether(() => {
+    const target = responses.target(idParam(req.params.rid) ?? 0);
+    const access = labellingAccess(req, target?.dataset_id);
+    return { target, access, criteriaList: access.allowed ? criteria.forDataset(access.dataset!.id) : [] };
+  });
 
   /** Answers with the item handed out (see labels.handOut), or that the queue is done. */
   function showNext(req: Request, res: Response, dataset: DatasetRow, handed: HandedOut | null, criteriaList?: Criterion[]) {
@@ -194,11 +219,10 @@ export function labelRoutes(app: AppContext): Router {
   }
 
   r.post('/responses/:rid/label', requireUser, (req, res) => {
-    const loaded = loadTarget(req, res);
-    if (!loaded) return;
-    const { dataset, target } = loaded;
+    const { target, access, criteriaList } = readForSave(req);
+    const dataset = admit(req, res, access);
+    if (!dataset || !target) return;
     const { input, version } = readAnnotation(req.body);
-    const criteriaList = criteria.forDataset(dataset.id);
     let handed: HandedOut | null = null;
     try {
       // The next item comes in the answer (htmx swaps it in; a plain form is redirected to it), so it is

@@ -32,6 +32,18 @@ describe('highlight', () => {
     expect(highlightHtml('a < b & "c"', highlightTerms('nothing'))).toBe('a &lt; b &amp; &quot;c&quot;');
     expect(highlightHtml('', highlightTerms('leave'))).toBe('');
   });
+
+  it('marks each text by its own terms when terms of several items take turns (the matcher is rebuilt, not mixed up)', () => {
+    const chinese = highlightTerms('张伟是哪个部门的？', '张伟是教研部的成员');
+    const english = highlightTerms('How do I request annual leave?', 'Submit it in the OA system.');
+    const long = '张伟 教研部工程师，'.repeat(200) + ' annual leave';
+    for (let i = 0; i < 2; i++) {
+      expect(show(highlight('张伟 教研部 annual leave', english))).toBe('张伟 教研部 [annual] [leave]');
+      expect(show(highlight('张伟 教研部 annual leave', chinese))).toBe('[张伟] [教研部] annual leave');
+      expect(show(highlight(long, chinese))).toBe('[张伟] [教研部]工程师，'.repeat(200) + ' annual leave');
+      expect(show(highlight('教研 nothing here', english))).toBe('教研 nothing here');
+    }
+  });
 });
 
 // Mixed Chinese and English with the awkward cases: case, surrogate pairs (emoji, a Han character
