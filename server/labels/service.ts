@@ -185,8 +185,12 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache)
 
   const saveTx = tracked((args) => args[1].dataset_id,
     (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted', expectedVersion: number | null) => {
-      touch(response.id);
-      return save(user, response, criteria, input, state, expectedVersion);
+      const saved = save(user, response, criteria, input, state, expectedVersion);
+      // Kept values read submitted labels only: an autosaved draft of an item never submitted
+      // changes none of them (like a hand-out), so they move along without being followed or
+      // computed again; an autosave of a submitted annotation changes counted labels.
+      if (saved.state === 'submitted') touch(response.id);
+      return saved;
     });
   // Handing out reserves an item with a draft (or refreshes the expert's own draft): drafts are not
   // counted anywhere kept, so the kept values just move to the new version, touching no response.

@@ -183,4 +183,21 @@ describe('derived values per dataset', () => {
     })();
     expect(counter()).not.toBe(b);
   });
+
+  it('stay current through an autosaved draft of an item never submitted, which no kept value reads', async () => {
+    const runRow = ctx.runner.queries.byId(run)!;
+    const criteria = ctx.criteria.forDataset(hr);
+    const input = { criterion: criteria[0]!, run: runRow, part: 'all' as const, holdoutSeed: 1 };
+    const report = ctx.calibration.report(input);
+    const wang = ctx.users.queries.byId((await ctx.users.createUser(null, { email: 'wang@example.com', name: 'Wang', role: 'expert', password: 'a long enough password' })).id)!;
+    const target = { id: ids(hr)[0]!, dataset_id: hr };
+    const values = new Map([[String(criteria[0]!.id), criteria[0]!.kind === 'binary' ? '1' : 'yes']]);
+    const before = db.prepare('SELECT data_version FROM dataset WHERE id = ?').pluck().get(hr);
+    ctx.labels.saveDraft(wang, target, criteria, { values, rationale: '', corrected_answer: '' });
+    expect(db.prepare('SELECT data_version FROM dataset WHERE id = ?').pluck().get(hr)).not.toBe(before);
+    expect(ctx.calibration.report(input)).toBe(report);
+    // Once submitted, the labels count: the report is computed again.
+    ctx.labels.submit(wang, target, criteria, { values, rationale: '', corrected_answer: '' }, 0);
+    expect(ctx.calibration.report(input)).not.toBe(report);
+  });
 });
