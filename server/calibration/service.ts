@@ -171,14 +171,28 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
       }));
   }
 
+  /** The touched responses among `pairs` whose gold value the write changed (read inside it), as (index, gold now). */
+  function goldChanges(criterion: Criterion, pairs: readonly Pair[], touched: readonly number[]): (readonly [number, string | null])[] {
+    return touched.map((id) => [indexById(pairs, id), id] as const).filter(([i]) => i >= 0)
+      .map(([i, id]) => [i, goldOfResponse(criterion, id)] as const).filter(([i, g]) => pairs[i]!.gold !== g);
+  }
+
+  /**
+   * Follows a tracked write for a value computed from `pairs` alone (the report, its charts): kept
+   * as it is when no gold value among them changed (a save of another criterion or of a context, an
+   * expert agreeing with the gold), else computed again on the next view — its bootstrap cannot be
+   * updated exactly from one item.
+   */
+  const keptWhileGoldUnchanged = <T,>(criterion: Criterion, pairs: readonly Pair[]): Follow<T> => (value, touched) =>
+    (goldChanges(criterion, pairs, touched).length === 0 ? () => value : null);
+
   /**
    * Follows a tracked write: a label write changes only gold values, so the touched responses that
    * are in the list (found by id: it is in id order) get their gold read again. The kept list and
    * its items are frozen: a changed list is a copy with the changed items replaced.
    */
   const followPairs = (criterion: Criterion): Follow<Pair[]> => (pairs, touched) => {
-    const changed = touched.map((id) => [indexById(pairs, id), id] as const).filter(([i]) => i >= 0)
-      .map(([i, id]) => [i, goldOfResponse(criterion, id)] as const).filter(([i, g]) => pairs[i]!.gold !== g);
+    const changed = goldChanges(criterion, pairs, touched);
     return () => {
       if (changed.length === 0) return pairs;
       const next = pairs.slice();
@@ -191,6 +205,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
     goldFor,
     goldOfResponse,
     pairs,
+    keptWhileGoldUnchanged,
     /** The report of a criterion, run and part (kept while the dataset is unchanged: 1,000 bootstrap resamples take a while). */
     report(input: CalibrationInput & { resamples?: number }): Readonly<{ report: CalibrationReport; pairs: readonly Pair[] }> {
       const key = `report:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}:${input.threshold ?? ''}:${input.resamples ?? ''}`;
@@ -202,7 +217,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
           ...(categories ? { categories } : {}), ...(input.resamples !== undefined ? { resamples: input.resamples } : {}),
         });
         return { report, pairs: p };
-      });
+      }, (value, touched) => keptWhileGoldUnchanged<typeof value>(input.criterion, value.pairs)(value, touched));
     },
     record(actorId: number | null, input: CalibrationInput, report: CalibrationReport, itemIds: number[]): number {
       const strength = strengthOf(report);

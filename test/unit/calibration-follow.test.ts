@@ -76,7 +76,7 @@ describe('calibration values kept across label changes', () => {
     const rng = createRng(16);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
     const sampled = new Set(db.prepare('SELECT response_id FROM estimation_item').pluck().all() as number[]);
-    let followed = 0, goldChanged = 0, sampledWrites = 0, estimateChanged = 0;
+    let followed = 0, goldChanged = 0, sampledWrites = 0, estimateChanged = 0, reportKept = 0;
     for (let step = 0; step < 120; step++) {
       // The values of one criterion and part at a time (the cache keeps 8), read before the write so they are kept.
       const criterion = pick(criteria);
@@ -86,7 +86,9 @@ describe('calibration values kept across label changes', () => {
       const all = inputOf(criterion, 'all');
       const goldBefore = ctx.calibration.goldFor(criterion);
       const goldEntries = sorted(goldBefore);
-      ctx.calibration.pairs(inputOf(criterion, part));
+      const pairsBefore = ctx.calibration.pairs(inputOf(criterion, part));
+      const reportInput = { ...inputOf(criterion, part), resamples: 50 };
+      const reportBefore = ctx.calibration.report(reportInput);
       const estimatesBefore = ctx.estimates.estimates({ criterion, run, threshold: 0.5 });
       keptComparison(ctx, all, ctx.calibration.pairs(all));
       const before = version();
@@ -111,6 +113,10 @@ describe('calibration values kept across label changes', () => {
         if (sampled.has(rid) && !what.startsWith('hand out')) sampledWrites++;
         // The gold map is updated in place, one level down.
         expect(ctx.derived.peek(ds, keys[0]!, version()), what).toBe(goldBefore);
+        // The report stays kept exactly when no gold value among its pairs changed.
+        const pairsKept = ctx.calibration.pairs(inputOf(criterion, part)) === pairsBefore;
+        expect(ctx.calibration.report(reportInput) === reportBefore, `${what}: report kept iff its pairs are`).toBe(pairsKept);
+        if (pairsKept && !what.startsWith('hand out')) reportKept++;
       }
       const full = fresh();
       const gold = ctx.calibration.goldFor(criterion);
@@ -129,9 +135,9 @@ describe('calibration values kept across label changes', () => {
           .toEqual(buildQueue(criterion, full.calibration.pairs(all), verdicts, 0.5, filters));
       }
       // The report, recomputed from the followed pairs, is the report of a full recompute.
-      const report = { ...inputOf(criterion, part), resamples: 50 };
-      expect(ctx.calibration.report(report).report, `${what}: report`).toEqual(full.calibration.report(report).report);
+      expect(ctx.calibration.report(reportInput).report, `${what}: report`).toEqual(full.calibration.report(reportInput).report);
     }
+    expect(reportKept).toBeGreaterThan(10);
     expect(followed).toBeGreaterThan(80);
     expect(goldChanged).toBeGreaterThan(20);
     expect(sampledWrites).toBeGreaterThan(5);

@@ -191,12 +191,13 @@ describe('derived values per dataset', () => {
     const report = ctx.calibration.report(input);
     const wang = ctx.users.queries.byId((await ctx.users.createUser(null, { email: 'wang@example.com', name: 'Wang', role: 'expert', password: 'a long enough password' })).id)!;
     const target = { id: ids(hr)[0]!, dataset_id: hr };
-    const values = new Map([[String(criteria[0]!.id), criteria[0]!.kind === 'binary' ? '1' : 'yes']]);
+    // The first item's gold is the importing expert's "yes": Wang says no.
+    const values = new Map([[String(criteria[0]!.id), criteria[0]!.kind === 'binary' ? '0' : 'no']]);
     const before = db.prepare('SELECT data_version FROM dataset WHERE id = ?').pluck().get(hr);
     ctx.labels.saveDraft(wang, target, criteria, { values, rationale: '', corrected_answer: '' });
     expect(db.prepare('SELECT data_version FROM dataset WHERE id = ?').pluck().get(hr)).not.toBe(before);
     expect(ctx.calibration.report(input)).toBe(report);
-    // Once submitted, the labels count: the report is computed again.
+    // Once submitted, the labels count: the gold value is gone (the experts disagree), the report is computed again.
     ctx.labels.submit(wang, target, criteria, { values, rationale: '', corrected_answer: '' }, 0);
     expect(ctx.calibration.report(input)).not.toBe(report);
   });
