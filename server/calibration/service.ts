@@ -183,8 +183,8 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
    * expert agreeing with the gold), else computed again on the next view — its bootstrap cannot be
    * updated exactly from one item.
    */
-  const keptWhileGoldUnchanged = <T,>(criterion: Criterion, pairs: readonly Pair[]): Follow<T> => (value, touched) =>
-    (goldChanges(criterion, pairs, touched).length === 0 ? () => value : null);
+  const keptWhileGoldUnchanged = <T,>(criterion: Criterion, pairsOf: (value: T) => readonly Pair[]): Follow<T> => (value, touched) =>
+    (goldChanges(criterion, pairsOf(value), touched).length === 0 ? () => value : null);
 
   /**
    * Follows a tracked write: a label write changes only gold values, so the touched responses that
@@ -217,7 +217,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
           ...(categories ? { categories } : {}), ...(input.resamples !== undefined ? { resamples: input.resamples } : {}),
         });
         return { report, pairs: p };
-      }, (value, touched) => keptWhileGoldUnchanged<typeof value>(input.criterion, value.pairs)(value, touched));
+      }, keptWhileGoldUnchanged(input.criterion, (value) => value.pairs));
     },
     record(actorId: number | null, input: CalibrationInput, report: CalibrationReport, itemIds: number[]): number {
       const strength = strengthOf(report);
