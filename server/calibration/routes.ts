@@ -57,7 +57,7 @@ export function calibrationRoutes(app: AppContext): Router {
       const points = pairs.filter((p): p is typeof p & ChartPoint => p.scoreStatus === 'ok' && p.score !== null && p.gold !== null);
       const curve = state.criterion.kind === 'binary' ? kappaCurve(points.map((p) => p.score), points.map((p) => p.gold === '1'), 41) : null;
       return { points, curve };
-    }, calibration.keptWhileGoldUnchanged(state.criterion, () => pairs)); // the pairs the charts were drawn from
+    }, calibration.unlessGoldChanged(state.criterion, () => pairs)); // the pairs the charts were drawn from
     return ReportBody({ ctx, dataset, state, report, points, curve, looks: holdoutLooks(app, state.run), lead: estimateSection(app, req, ctx, dataset, state) });
   }
 

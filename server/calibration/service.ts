@@ -183,7 +183,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
    * expert agreeing with the gold), else computed again on the next view — its bootstrap cannot be
    * updated exactly from one item.
    */
-  const keptWhileGoldUnchanged = <T,>(criterion: Criterion, pairsOf: (value: T) => readonly Pair[]): Follow<T> => (value, touched) =>
+  const unlessGoldChanged = <T,>(criterion: Criterion, pairsOf: (value: T) => readonly Pair[]): Follow<T> => (value, touched) =>
     (goldChanges(criterion, pairsOf(value), touched).length === 0 ? () => value : null);
 
   /**
@@ -205,7 +205,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
     goldFor,
     goldOfResponse,
     pairs,
-    keptWhileGoldUnchanged,
+    unlessGoldChanged,
     /** The report of a criterion, run and part (kept while the dataset is unchanged: 1,000 bootstrap resamples take a while). */
     report(input: CalibrationInput & { resamples?: number }): Readonly<{ report: CalibrationReport; pairs: readonly Pair[] }> {
       const key = `report:${input.criterion.id}:${input.run.id}:${input.part}:${input.holdoutSeed}:${input.threshold ?? ''}:${input.resamples ?? ''}`;
@@ -217,7 +217,7 @@ export function calibrationService(db: DB, audit: AuditQueries, derived: Derived
           ...(categories ? { categories } : {}), ...(input.resamples !== undefined ? { resamples: input.resamples } : {}),
         });
         return { report, pairs: p };
-      }, keptWhileGoldUnchanged(input.criterion, (value) => value.pairs));
+      }, unlessGoldChanged(input.criterion, (value) => value.pairs));
     },
     record(actorId: number | null, input: CalibrationInput, report: CalibrationReport, itemIds: number[]): number {
       const strength = strengthOf(report);
