@@ -58,8 +58,6 @@ export interface DerivedCache {
    * current version is kept; `follow` (see Follow) lets the kept value follow tracked writes.
    */
   get<T extends object>(datasetId: number, key: string, compute: () => T, follow?: Follow<T>): Readonly<T>;
-  /** Whether any value of `key` is kept for the dataset, whatever its version (no query). */
-  keeps(datasetId: number, key: string): boolean;
   /** The value kept for `key` at exactly `version`, if any (for tests and benches: no version query). */
   peek<T extends object>(datasetId: number, key: string, version: number): Readonly<T> | undefined;
   /**
@@ -99,7 +97,6 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
       if (entries.size > capacity) entries.delete(entries.keys().next().value!);
       return value;
     },
-    keeps: (datasetId: number, key: string) => entries.has(`${datasetId}:${key}`),
     peek<T extends object>(datasetId: number, key: string, at: number): Readonly<T> | undefined {
       const hit = entries.get(`${datasetId}:${key}`);
       return hit && hit.version === at ? (hit.value as T) : undefined;

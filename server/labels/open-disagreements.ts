@@ -69,7 +69,7 @@ const OPEN_SLOTS = `FROM label l JOIN annotation a ON a.id = l.annotation_id JOI
   HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
     AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)`;
 
-export function openDisagreementsTracker(db: DB, derived: DerivedCache) {
+export function keptOpenDisagreements(db: DB, derived: DerivedCache) {
   const s = {
     all: db.prepare<[number], { response_id: number; n: number }>(`SELECT response_id, count(*) AS n FROM (
       SELECT a.response_id ${OPEN_SLOTS.replace('%WHERE%', 'a.dataset_id = ?')}) GROUP BY response_id`),
@@ -97,4 +97,3 @@ export function openDisagreementsTracker(db: DB, derived: DerivedCache) {
   };
 }
 
-export type OpenDisagreementsTracker = ReturnType<typeof openDisagreementsTracker>;

@@ -14,7 +14,7 @@ import { accessFacts } from '../access/facts.ts';
 import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
 import { labelHistory } from './history.ts';
 import type { DerivedCache } from '../db/derived-cache.ts';
-import { openDisagreementsTracker } from './open-disagreements.ts';
+import { keptOpenDisagreements } from './open-disagreements.ts';
 
 export class LabelError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
@@ -62,7 +62,7 @@ type Touch = (responseId: number) => void;
 
 export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache) {
   const q = labelQueries(db);
-  const open = openDisagreementsTracker(db, derived);
+  const open = keptOpenDisagreements(db, derived);
   const writable = writableGuard(db);
   const facts = accessFacts(db);
   const cutoff = () => new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString();
