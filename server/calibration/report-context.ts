@@ -28,13 +28,13 @@
 
 import { contextPrecision } from '../metrics/ragas-math.ts';
 import {
-  accuracy, cellsOf, clusterCount, confusionCells, errorCells, kendallCells, mae, pearson, pearsonCells, rocAucCells, spearman, spearmanCells,
+  accuracy, cellsOf, clusterCount, confusionCells, errorCells, kendallCells, mae, pearson, pearsonCells, rocAucCells, spearmanCells,
 } from '../stats/index.ts';
 import type { Cells, CellStat, Clusters, Confusion } from '../stats/index.ts';
 import { CI_ORDER, type BinaryReport, type ScoreStatus } from './report.ts';
 import { binaryFigureN, binaryIntervals, confusionFigures } from './report-binary.ts';
 import {
-  bootstrapIntervals, DEFAULT_RESAMPLES, DEFAULT_SEED, expertKappa, MIN_MEANINGFUL_N, one, type ExclusionReason, type Interval, type NoteCode, type StatGroup,
+  bootstrapIntervals, DEFAULT_RESAMPLES, DEFAULT_SEED, expertKappa, MIN_MEANINGFUL_N, one, spearmanOfCells, type ExclusionReason, type Interval, type NoteCode, type StatGroup,
 } from './report-shared.ts';
 
 /** One response of the run: its score and per-context verdicts, and the gold value of each of its contexts. */
@@ -179,7 +179,9 @@ function binaryOverContexts({ n, combo, clusters }: Counted, resamples: number, 
   const small = cellsOf(present.map((c) => c >> 1), present.map((c) => c & 1));
   const cellOfCombo = new Uint32Array(4);
   present.forEach((c, i) => (cellOfCombo[c] = small.cellOf[i]!));
-  const cells: Cells = { ...small, cellOf: Uint32Array.from(combo, (c) => cellOfCombo[c]!) };
+  const cellOf = new Uint32Array(n);
+  for (let i = 0; i < n; i++) cellOf[i] = cellOfCombo[combo[i]!]!;
+  const cells: Cells = { ...small, cellOf };
   const full = new Float64Array(small.x.length);
   present.forEach((c) => (full[cellOfCombo[c]!] = tally[c]!));
   const at = (stat: CellStat) => (n > 0 ? stat(full, n) : null);
@@ -228,22 +230,26 @@ function itemLevel(input: ContextReportInput, resamples: number, seed: number): 
   const points: ItemLevel['points'] = [];
   for (const r of input.responses) {
     if (input.exclude?.has(r.id) || r.gold.length === 0) continue;
-    const bits = r.gold.filter((g) => g === '1' || g === '0').map((g) => (g === '1' ? 1 : 0));
+    let usable = 0, relevant = 0;
+    for (const g of r.gold) {
+      if (g === '1') relevant++;
+      if (g === '1' || g === '0') usable++;
+    }
     const scored = r.scoreStatus === 'ok' && typeof r.score === 'number' && Number.isFinite(r.score);
-    if (bits.length === 0) counts.no_gold++;
-    else if (bits.length < r.gold.length) counts.partial_gold++;
-    else if (!bits.includes(1)) {
+    if (usable === 0) counts.no_gold++;
+    else if (usable < r.gold.length) counts.partial_gold++;
+    else if (relevant === 0) {
       counts.no_relevant++;
       if (scored && r.score === 0) counts.no_relevant_judge_zero++;
     } else if (r.scoreStatus === 'error') counts.judge_error++;
     else if (!scored) counts.no_score++;
-    else points.push({ id: r.id, gold: contextPrecision(bits).value!, judge: r.score! });
+    else points.push({ id: r.id, gold: contextPrecision(r.gold.map((g) => (g === '1' ? 1 : 0))).value!, judge: r.score! });
   }
   const x = Float64Array.from(points, (p) => p.judge);
   const g = Float64Array.from(points, (p) => p.gold);
   const n = points.length;
-  const figures = { pearson: pearson(x, g), spearman: spearman(x, g), mae: mae(x, g) };
   const cells = cellsOf(x, g);
+  const figures = { pearson: pearson(x, g), spearman: spearmanOfCells(x, g, cells), mae: mae(x, g) };
   const stats: StatGroup[] = [
     one('pearson', figures.pearson === null ? null : cells, pearsonCells),
     one('spearman', figures.spearman === null ? null : cells, spearmanCells),

@@ -3,7 +3,7 @@
 // The kinds themselves: report.ts (response-level: the entry point and numeric), report-binary.ts,
 // report-ordinal.ts, report-categorical.ts, report-context.ts (one retrieved context per unit).
 
-import { clusterCount, indexStream, kappaFromConfusion, quantileSorted } from '../stats/index.ts';
+import { clusterCount, indexStream, itemRanks, kappaFromConfusion, largestFirst, multinomial, pearson, quantileSorted } from '../stats/index.ts';
 import type { Cells, CellStat, Clusters, Confusion, IndexStream } from '../stats/index.ts';
 
 export const EXCLUSION_REASONS = ['used_as_example', 'no_gold_label', 'judge_error', 'no_score'] as const;
@@ -57,16 +57,20 @@ export function one(name: string, cells: Cells | null, make?: (c: Cells) => Cell
 }
 
 /**
- * Percentile bootstrap intervals for every statistic over the same resamples: one index draw
- * per resample, shared by all, so 1,000 resamples cost one RNG stream, not one per figure; and
- * one count of the drawn (score, gold) cells, from which each statistic is a pass over the
- * cells rather than over the items. Same rules as stats' bootstrapCI (identical index stream
- * for a seed, resamples where a statistic is null skipped, null below half valid, type-7
- * quantiles), and the *On factories count the same cells, so each interval equals
- * bootstrapCI(n, stat, { resamples, seed }).
+ * Percentile bootstrap intervals for every statistic over the same resamples: one resample drawn
+ * per round, shared by all, so 1,000 resamples cost one random stream, not one per figure; and
+ * the resample is a count of the drawn (score, gold) cells, from which each statistic is a pass
+ * over the cells rather than over the items. Same rules as stats' bootstrapCI (resamples where a
+ * statistic is null skipped, null below half valid, type-7 quantiles).
+ *
+ * How a resample is drawn (see resampler): with at least DRAWS_PER_UNIT items per cell, its cell
+ * counts are one multinomial draw, the distribution of counting n items drawn with replacement;
+ * otherwise the n items are drawn from the index stream, and each interval then equals
+ * bootstrapCI(n, stat, { resamples, seed }) to the last digit (the *On factories count the same cells).
  *
  * With `clusters`, a resample draws whole clusters (the contexts of one response) instead of items,
- * and each interval equals stats' clusterBootstrapCI(clusters, stat, { resamples, seed }).
+ * (as counts of cluster shapes when there are few shapes), and each interval is that of stats'
+ * clusterBootstrapCI(clusters, stat, { resamples, seed }) — to the last digit when drawn one by one.
  */
 export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resamples: number, seed: number, clusters?: Clusters): Record<string, Interval | null> {
   const out: Record<string, Interval | null> = {};
@@ -79,7 +83,7 @@ export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resa
   for (const g of live) if (!counts.has(g.cells!.cellOf)) counts.set(g.cells!.cellOf, new Float64Array(g.cells!.x.length));
   const weights = live.map((g) => counts.get(g.cells!.cellOf)!);
   const tallies = [...counts.entries()];
-  const resample = clusters ? clusterResampler(clusters, tallies, indexStream(seed)) : itemResampler(n, tallies, indexStream(seed));
+  const resample = resampler(clusters ? clusterUnits(clusters, tallies) : itemUnits(n, tallies), tallies, indexStream(seed));
   const values = live.map((g) => g.names.map(() => new Float64Array(resamples)));
   const valid = live.map((g) => new Uint32Array(g.names.length));
   for (let r = 0; r < resamples; r++) {
@@ -106,73 +110,135 @@ export function bootstrapIntervals(n: number, groups: readonly StatGroup[], resa
 
 type Tally = [cellOf: Uint32Array, w: Float64Array];
 
-/** Draws n items and counts their cells in every tally; returns the resample's size. */
-function itemResampler(n: number, tallies: readonly Tally[], stream: IndexStream): () => number {
-  if (tallies.length === 1) {
-    // The common case: draw and count in one loop, no index buffer.
-    const [cellOf, w] = tallies[0]!;
-    return () => {
-      w.fill(0);
-      stream.count(n, n, cellOf, w);
-      return n;
-    };
+/**
+ * Below this many draws per unit a resample draws its n items (or k clusters) one by one; at or above it, the
+ * units' counts as one multinomial. Measured at 10,000 and 100,000 items: a multinomial costs about one
+ * binomial draw (~0.1 µs plus a step per standard deviation) per unit, an index draw ~3 ns.
+ */
+export const DRAWS_PER_UNIT = 32;
+
+/**
+ * Interchangeable draws: items (or clusters) that fall in the same cells of every tally form one unit, and a
+ * resample is how often each unit was drawn. With one tally over items the units are its cells.
+ */
+interface Units {
+  /** Draw (item or cluster) → its unit. */
+  unitOf: Uint32Array;
+  /** Per unit: how many items or clusters it holds. */
+  size: Float64Array;
+  /** Per unit: items per draw of it (1, or the cluster's size). */
+  members: Float64Array;
+  /** Per unit, per tally: the cells one draw of it adds to, with how many items in each; null when the units are the one tally's cells. */
+  entries: { cells: Uint32Array; counts: Float64Array }[][] | null;
+}
+
+function itemUnits(n: number, tallies: readonly Tally[]): Units {
+  if (tallies.length > 1) {
+    const each = Uint32Array.from({ length: n + 1 }, (_, i) => i);
+    return clusterUnits({ offsets: each, items: each.subarray(0, n) }, tallies);
   }
-  const idx = new Uint32Array(n);
-  return () => {
-    stream.indices(idx, n);
-    for (const [cellOf, w] of tallies) {
-      w.fill(0);
-      for (let i = 0; i < n; i++) w[cellOf[idx[i]!]!]! += 1;
-    }
-    return n;
-  };
+  const [cellOf, w] = tallies[0]!;
+  const size = new Float64Array(w.length);
+  for (let i = 0; i < n; i++) size[cellOf[i]!]! += 1;
+  return { unitOf: cellOf, size, members: new Float64Array(w.length).fill(1), entries: null };
 }
 
 /**
- * Draws k clusters (the numbers of stats' drawClusters, from the inline stream) and counts their items' cells.
- * Clusters whose items fall in the same cells are interchangeable, so they are grouped into types once: a
- * resample then costs one step per drawn cluster plus one per (type, cell), not one per drawn item.
- * With a handful of contexts per response and 0/1 verdicts and gold, there are a few dozen types.
+ * Clusters whose items fall in the same cells are interchangeable, so they are grouped into types once.
+ * With a handful of contexts per response and 0/1 verdicts and gold, there are a few dozen types. A
+ * cluster's type is keyed by its items' cells, sorted, per tally (two characters per cell).
  */
-function clusterResampler(clusters: Clusters, tallies: readonly Tally[], stream: IndexStream): () => number {
+function clusterUnits(clusters: Clusters, tallies: readonly Tally[]): Units {
   const k = clusterCount(clusters);
-  const typeOf = new Uint32Array(k);
+  const unitOf = new Uint32Array(k);
   const bySignature = new Map<string, number>();
   const entries: { cells: Uint32Array; counts: Float64Array }[][] = [];
-  const sizes: number[] = [];
+  const size: number[] = [];
+  const members: number[] = [];
+  const { offsets, items } = clusters;
+  let widest = 0;
+  for (let c = 0; c < k; c++) widest = Math.max(widest, offsets[c + 1]! - offsets[c]!);
+  const sorted = tallies.map(() => new Uint32Array(widest));
   for (let c = 0; c < k; c++) {
-    const members = clusters.items.subarray(clusters.offsets[c]!, clusters.offsets[c + 1]!);
-    const perTally = tallies.map(([cellOf]) => {
-      const n = new Map<number, number>();
-      for (const i of members) n.set(cellOf[i]!, (n.get(cellOf[i]!) ?? 0) + 1);
-      return [...n.entries()].sort((a, b) => a[0] - b[0]);
+    const from = offsets[c]!, m = offsets[c + 1]! - from;
+    let signature = '';
+    tallies.forEach(([cellOf], j) => {
+      const cells = sorted[j]!;
+      for (let p = 0; p < m; p++) {
+        const cell = cellOf[items[from + p]!]!;
+        let q = p;
+        for (; q > 0 && cells[q - 1]! > cell; q--) cells[q] = cells[q - 1]!;
+        cells[q] = cell;
+      }
+      for (let p = 0; p < m; p++) signature += String.fromCharCode(cells[p]! & 0xffff, cells[p]! >>> 16);
+      signature += '|';
     });
-    const signature = perTally.map((e) => e.map(([cell, count]) => `${cell}x${count}`).join(',')).join('|');
     let t = bySignature.get(signature);
     if (t === undefined) {
       bySignature.set(signature, (t = entries.length));
-      entries.push(perTally.map((e) => ({ cells: Uint32Array.from(e, (x) => x[0]), counts: Float64Array.from(e, (x) => x[1]) })));
-      sizes.push(members.length);
+      entries.push(sorted.map((cells) => runsOf(cells.subarray(0, m))));
+      members.push(m);
+      size.push(0);
     }
-    typeOf[c] = t;
+    size[t]! += 1;
+    unitOf[c] = t;
   }
-  const drawn = new Float64Array(entries.length);
+  return { unitOf, size: Float64Array.from(size), members: Float64Array.from(members), entries };
+}
+
+/** Sorted cells as distinct cells with how often each occurs. */
+function runsOf(sorted: Uint32Array): { cells: Uint32Array; counts: Float64Array } {
+  const cells: number[] = [];
+  const counts: number[] = [];
+  for (let p = 0; p < sorted.length; p++) {
+    if (p > 0 && sorted[p] === sorted[p - 1]) counts[counts.length - 1]! += 1;
+    else {
+      cells.push(sorted[p]!);
+      counts.push(1);
+    }
+  }
+  return { cells: Uint32Array.from(cells), counts: Float64Array.from(counts) };
+}
+
+/**
+ * One resample per call, counted into every tally; returns its size in items. Draws as many units as there
+ * are items (clusters): with few units their counts are one multinomial draw (stats/multinomial.ts), the
+ * same distribution of resamples as drawing the items; otherwise the draws of the index stream, counted
+ * under their units (then identical to stats' bootstrapCI / clusterBootstrapCI for the same seed).
+ */
+function resampler({ unitOf, size, members, entries }: Units, tallies: readonly Tally[], stream: IndexStream): () => number {
+  const draws = unitOf.length;
+  const k = size.length;
+  const order = k * DRAWS_PER_UNIT <= draws ? largestFirst(size) : null;
+  const uniform = () => stream.uniform();
+  const drawn = entries ? new Float64Array(k) : tallies[0]![1];
   return () => {
-    drawn.fill(0);
-    stream.count(k, k, typeOf, drawn); // k cluster draws, each counted under its cluster's type
+    if (order) multinomial(draws, size, order, drawn, uniform);
+    else {
+      drawn.fill(0);
+      stream.count(draws, draws, unitOf, drawn);
+    }
+    if (!entries) return draws;
     let m = 0;
-    for (let t = 0; t < entries.length; t++) m += drawn[t]! * sizes[t]!;
+    for (let u = 0; u < k; u++) m += drawn[u]! * members[u]!;
     tallies.forEach(([, w], j) => {
       w.fill(0);
-      for (let t = 0; t < entries.length; t++) {
-        const times = drawn[t]!;
+      for (let u = 0; u < k; u++) {
+        const times = drawn[u]!;
         if (times === 0) continue;
-        const { cells, counts } = entries[t]![j]!;
+        const { cells, counts } = entries[u]![j]!;
         for (let e = 0; e < cells.length; e++) w[cells[e]!]! += times * counts[e]!;
       }
     });
     return m;
   };
+}
+
+/** spearman(x, y) with the ranks read off the cells (equal to it to the last bit): null when fewer than two items or either side is constant. */
+export function spearmanOfCells(x: Float64Array, y: Float64Array, cells: Cells): number | null {
+  if (x.length < 2 || isConstant(x) || isConstant(y)) return null;
+  const ranks = itemRanks(cells);
+  return pearson(ranks.x, ranks.y);
 }
 
 export function isConstant(v: Float64Array): boolean {

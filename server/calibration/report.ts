@@ -28,13 +28,13 @@
 // report-binary.ts, report-ordinal.ts and report-categorical.ts, what they share in report-shared.ts.
 
 import type { CriterionKind } from '../criteria/values.ts';
-import { cellsOf, errorCells, fullSample, itemRanks, kendallCells, mae, pearson, pearsonCells, rmse, spearmanCells } from '../stats/index.ts';
+import { cellsOf, errorCells, fullSample, kendallCells, mae, pearson, pearsonCells, rmse, spearmanCells } from '../stats/index.ts';
 import type { Cells } from '../stats/index.ts';
 import { binaryFigures } from './report-binary.ts';
 import { categoricalFigures } from './report-categorical.ts';
 import { ordinalFigures } from './report-ordinal.ts';
 import {
-  bootstrapIntervals, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_THRESHOLD, isConstant, MIN_MEANINGFUL_N, one,
+  bootstrapIntervals, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_THRESHOLD, isConstant, MIN_MEANINGFUL_N, one, spearmanOfCells,
   type ExclusionReason, type Interval, type NoteCode, type StatGroup,
 } from './report-shared.ts';
 import type { Confusion } from '../stats/index.ts';
@@ -227,13 +227,6 @@ function parseGold(kind: CriterionKind, gold: string): number | null {
   const v = Number(gold);
   if (!Number.isFinite(v)) return null;
   return kind === 'ordinal' && !Number.isInteger(v) ? null : v;
-}
-
-/** spearman(x, y) with the ranks read off the cells: null when fewer than two items or either side is constant. */
-function spearmanOfCells(x: Float64Array, y: Float64Array, cells: Cells): number | null {
-  if (x.length < 2 || isConstant(x) || isConstant(y)) return null;
-  const ranks = itemRanks(cells);
-  return pearson(ranks.x, ranks.y);
 }
 
 /** Builds the report; see the module header for exclusions and how each kind is read. */

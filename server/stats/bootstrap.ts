@@ -66,6 +66,8 @@ export interface IndexStream {
   indices(idx: Uint32Array, n: number): void;
   /** Draws the next `draws` indices in 0..n−1 and adds 1 to w[cellOf[index]] for each (w is not cleared). */
   count(draws: number, n: number, cellOf: Uint32Array, w: Float64Array): void;
+  /** The next two outputs as one uniform in [0, 1) with 53 random bits (for multinomial draws). */
+  uniform(): number;
 }
 
 export function indexStream(seed: number): IndexStream {
@@ -103,7 +105,27 @@ export function indexStream(seed: number): IndexStream {
       }
       s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3;
     },
+    uniform() {
+      const hi = next32(s);
+      const lo = next32(s);
+      return (hi * 2097152 + (lo >>> 11)) / 9007199254740992; // (hi · 2^21 + top 21 bits of lo) / 2^53
+    },
   };
+}
+
+/** One xoshiro128** step on the state, returning its 32-bit output (unsigned). */
+function next32(s: Int32Array): number {
+  const s1 = s[1]!;
+  const a = Math.imul(s1, 5);
+  const result = Math.imul((a << 7) | (a >>> 25), 9) >>> 0;
+  const t = s1 << 9;
+  s[2]! ^= s[0]!;
+  s[3]! ^= s1;
+  s[1]! ^= s[2]!;
+  s[0]! ^= s[3]!;
+  s[2]! ^= t;
+  s[3] = (s[3]! << 11) | (s[3]! >>> 21);
+  return result;
 }
 
 export interface BootstrapOptions {

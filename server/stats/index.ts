@@ -30,6 +30,8 @@ export {
 
 export type { BootstrapOptions, IndexStat, IndexStream, PairedBootstrapResult, Rng } from './bootstrap.ts';
 export { allIndices, bootstrapCI, createRng, indexStream, pairedBootstrap } from './bootstrap.ts';
+export type { Uniform } from './multinomial.ts';
+export { binomial, binomialPmf, largestFirst, multinomial } from './multinomial.ts';
 
 export type { Clusters } from './cluster-bootstrap.ts';
 export { clusterBootstrapCI, clusterCount, clustersOf, drawClusters, pairedClusterBootstrap } from './cluster-bootstrap.ts';

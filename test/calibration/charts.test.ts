@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { h } from 'preact';
 import { render } from 'preact-render-to-string';
-import { binaryConfusionMatrix, ConfusionHeatmap, KappaThresholdChart, ScoreByLabelChart, ScoreHistogram } from '../../views/charts.tsx';
+import { binaryConfusionMatrix, ConfusionHeatmap, fixedSubset, idUnit, KappaThresholdChart, ScoreByLabelChart, ScoreHistogram } from '../../views/charts.tsx';
 import type { ChartPoint } from '../../views/charts.tsx';
 import { kappaCurve } from '../../server/calibration/report.ts';
 
@@ -101,5 +101,16 @@ describe('KappaThresholdChart', () => {
     const html = render(h(KappaThresholdChart, { curve, threshold: 0.5, best: null, labels }));
     expect(count(html, 'class="kappa-line"')).toBe(2);
     expect(html).not.toContain('class="best-threshold"');
+  });
+});
+
+describe('fixedSubset', () => {
+  it('is the max items whose ids hash lowest, in hash order, whatever order they come in', () => {
+    for (const [n, max] of [[5000, 2000], [3001, 3000], [20000, 1], [10, 20]] as const) {
+      const items = Array.from({ length: n }, (_, i) => ({ id: (i * 7919) % 1_000_003 + 1 }));
+      const want = [...items].sort((a, b) => idUnit(a.id) - idUnit(b.id) || a.id - b.id).slice(0, max);
+      expect(fixedSubset(items, max).map((p) => p.id)).toEqual(n <= max ? items.map((p) => p.id) : want.map((p) => p.id));
+      expect(fixedSubset([...items].reverse(), max).map((p) => p.id).sort()).toEqual(fixedSubset(items, max).map((p) => p.id).sort());
+    }
   });
 });
