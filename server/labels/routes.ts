@@ -144,9 +144,10 @@ export function labelRoutes(app: AppContext): Router {
       return sendHtml(res, QueueDone({ ctx, dataset, next: nextActions(req, dataset) }));
     }
     if (!wantsFragment(req)) return res.redirect(303, `/responses/${handed.responseId}/label`);
-    const response = responses.byId(handed.responseId)!;
+    // The item's texts, the criteria and the expert's progress: reads made together (see readTogether).
+    const item = readTogether(() => buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), responses.byId(handed.responseId)!, handed));
     res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
-    sendHtml(res, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), response, handed) }));
+    sendHtml(res, Workspace({ ctx, item }));
   }
 
   /** What is left to do in the dataset once this expert's queue is empty. */
