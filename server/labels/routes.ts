@@ -144,10 +144,9 @@ export function labelRoutes(app: AppContext): Router {
       return sendHtml(res, QueueDone({ ctx, dataset, next: nextActions(req, dataset) }));
     }
     if (!wantsFragment(req)) return res.redirect(303, `/responses/${handed.responseId}/label`);
-    // The item's texts, the criteria and the expert's progress: reads made together (see readTogether).
-    const item = readTogether(() => buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), responses.byId(handed.responseId)!, handed));
+    const response = responses.byId(handed.responseId)!;
     res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
-    sendHtml(res, Workspace({ ctx, item }));
+    sendHtml(res, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), response, handed) }));
   }
 
   /** What is left to do in the dataset once this expert's queue is empty. */
