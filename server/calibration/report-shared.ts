@@ -127,11 +127,11 @@ interface Units {
   unitOf: Uint32Array;
   /** Per unit: how many items or clusters it holds. */
   size: Float64Array;
-  /** Per unit: items per draw of it (1, or the cluster's size). */
-  members: Float64Array;
-  /** Per unit, per tally: the cells one draw of it adds to, with how many items in each; null when the units are the one tally's cells. */
-  entries: { cells: Uint32Array; counts: Float64Array }[][] | null;
+  /** Per unit: what one draw of it adds (its items, and per tally its cells with how many items in each); null when the units are the one tally's cells. */
+  shapes: Shape[] | null;
 }
+
+interface Shape { members: number; tallies: { cells: Uint32Array; counts: Float64Array }[] }
 
 function itemUnits(n: number, tallies: readonly Tally[]): Units {
   if (tallies.length > 1) {
@@ -141,7 +141,7 @@ function itemUnits(n: number, tallies: readonly Tally[]): Units {
   const [cellOf, w] = tallies[0]!;
   const size = new Float64Array(w.length);
   for (let i = 0; i < n; i++) size[cellOf[i]!]! += 1;
-  return { unitOf: cellOf, size, members: new Float64Array(w.length).fill(1), entries: null };
+  return { unitOf: cellOf, size, shapes: null };
 }
 
 /**
@@ -153,9 +153,8 @@ function clusterUnits(clusters: Clusters, tallies: readonly Tally[]): Units {
   const k = clusterCount(clusters);
   const unitOf = new Uint32Array(k);
   const bySignature = new Map<string, number>();
-  const entries: { cells: Uint32Array; counts: Float64Array }[][] = [];
+  const shapes: Shape[] = [];
   const size: number[] = [];
-  const members: number[] = [];
   const { offsets, items } = clusters;
   let widest = 0;
   for (let c = 0; c < k; c++) widest = Math.max(widest, offsets[c + 1]! - offsets[c]!);
@@ -176,15 +175,14 @@ function clusterUnits(clusters: Clusters, tallies: readonly Tally[]): Units {
     });
     let t = bySignature.get(signature);
     if (t === undefined) {
-      bySignature.set(signature, (t = entries.length));
-      entries.push(sorted.map((cells) => runsOf(cells.subarray(0, m))));
-      members.push(m);
+      bySignature.set(signature, (t = shapes.length));
+      shapes.push({ members: m, tallies: sorted.map((cells) => runsOf(cells.subarray(0, m))) });
       size.push(0);
     }
     size[t]! += 1;
     unitOf[c] = t;
   }
-  return { unitOf, size: Float64Array.from(size), members: Float64Array.from(members), entries };
+  return { unitOf, size: Float64Array.from(size), shapes };
 }
 
 /** Sorted cells as distinct cells with how often each occurs. */
@@ -207,27 +205,27 @@ function runsOf(sorted: Uint32Array): { cells: Uint32Array; counts: Float64Array
  * same distribution of resamples as drawing the items; otherwise the draws of the index stream, counted
  * under their units (then identical to stats' bootstrapCI / clusterBootstrapCI for the same seed).
  */
-function resampler({ unitOf, size, members, entries }: Units, tallies: readonly Tally[], stream: IndexStream): () => number {
+function resampler({ unitOf, size, shapes }: Units, tallies: readonly Tally[], stream: IndexStream): () => number {
   const draws = unitOf.length;
   const k = size.length;
   const order = k * DRAWS_PER_UNIT <= draws ? largestFirst(size) : null;
   const uniform = () => stream.uniform();
-  const drawn = entries ? new Float64Array(k) : tallies[0]![1];
+  const drawn = shapes ? new Float64Array(k) : tallies[0]![1];
   return () => {
     if (order) multinomial(draws, size, order, drawn, uniform);
     else {
       drawn.fill(0);
       stream.count(draws, draws, unitOf, drawn);
     }
-    if (!entries) return draws;
+    if (!shapes) return draws;
     let m = 0;
-    for (let u = 0; u < k; u++) m += drawn[u]! * members[u]!;
+    for (let u = 0; u < k; u++) m += drawn[u]! * shapes[u]!.members;
     tallies.forEach(([, w], j) => {
       w.fill(0);
       for (let u = 0; u < k; u++) {
         const times = drawn[u]!;
         if (times === 0) continue;
-        const { cells, counts } = entries[u]![j]!;
+        const { cells, counts } = shapes[u]!.tallies[j]!;
         for (let e = 0; e < cells.length; e++) w[cells[e]!]! += times * counts[e]!;
       }
     });

@@ -72,7 +72,8 @@ export interface IndexStream {
 
 export function indexStream(seed: number): IndexStream {
   const s = seedState(seed);
-  return {
+  const pair = new Uint32Array(2);
+  const stream: IndexStream = {
     indices(idx, n) {
       let s0 = s[0]!, s1 = s[1]!, s2 = s[2]!, s3 = s[3]!;
       for (let i = 0; i < idx.length; i++) {
@@ -106,26 +107,12 @@ export function indexStream(seed: number): IndexStream {
       s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3;
     },
     uniform() {
-      const hi = next32(s);
-      const lo = next32(s);
-      return (hi * 2097152 + (lo >>> 11)) / 9007199254740992; // (hi · 2^21 + top 21 bits of lo) / 2^53
+      // Two raw 32-bit outputs: an "index" in 0..2^32−1 is the output itself (floor(result / 2^32 · 2^32)).
+      stream.indices(pair, 4294967296);
+      return (pair[0]! * 2097152 + (pair[1]! >>> 11)) / 9007199254740992; // (hi · 2^21 + top 21 bits of lo) / 2^53
     },
   };
-}
-
-/** One xoshiro128** step on the state, returning its 32-bit output (unsigned). */
-function next32(s: Int32Array): number {
-  const s1 = s[1]!;
-  const a = Math.imul(s1, 5);
-  const result = Math.imul((a << 7) | (a >>> 25), 9) >>> 0;
-  const t = s1 << 9;
-  s[2]! ^= s[0]!;
-  s[3]! ^= s1;
-  s[1]! ^= s[2]!;
-  s[0]! ^= s[3]!;
-  s[2]! ^= t;
-  s[3] = (s[3]! << 11) | (s[3]! >>> 21);
-  return result;
+  return stream;
 }
 
 export interface BootstrapOptions {
