@@ -40,7 +40,7 @@ if (mode === 'goldset') {
   const floor = express.Router();
   floor.post('/bench/floor', requireUser, (_req, res) => { res.send('ok'); });
   server = createApp(ctx, { firstRoutes: floor }).listen(0, '127.0.0.1', listening);
-  close = () => db.close();
+  close = () => { ctx.group.flush(); db.close(); };
 } else if (mode === 'bare') {
   const app = express();
   app.get('/', (_req, res) => { res.send('ok'); });

@@ -216,7 +216,7 @@ async function probe(db: DB, s: Setup, ids: number[]): Promise<Probe> {
   const ctx = benchContext(db, { level: 'error' });
   const server: Server = await new Promise((resolve) => { const srv = createApp(ctx).listen(0, '127.0.0.1', () => resolve(srv)); });
   const expert = new Expert(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, `expert${CONNECTIONS}@bench.test`);
-  // Every statement execution (run/get/all/iterate, BEGIN and COMMIT included) and every prepare, by SQL text.
+  // Every statement execution (run/get/all/iterate and exec: BEGIN, COMMIT and savepoints included) and every prepare, by SQL text.
   const counts = new Map<string, number>();
   let prepares = 0;
   const stmtProto = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
@@ -230,6 +230,10 @@ async function probe(db: DB, s: Setup, ids: number[]): Promise<Probe> {
       return orig.apply(this, a);
     };
   }
+  // The group commit's BEGIN IMMEDIATE and COMMIT (server/db/group-commit.ts) go through db.exec.
+  const origExec = dbProto.exec!;
+  saved.push([dbProto, 'exec', origExec]);
+  dbProto.exec = function (this: unknown, sql: unknown) { counts.set(String(sql), (counts.get(String(sql)) ?? 0) + 1); return origExec.call(this, sql); };
   const origPrepare = dbProto.prepare!;
   saved.push([dbProto, 'prepare', origPrepare]);
   dbProto.prepare = function (this: unknown, ...a: unknown[]) { prepares++; return origPrepare.apply(this, a); };

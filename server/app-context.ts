@@ -21,6 +21,7 @@ import { calibrationService } from './calibration/service.ts';
 import { contextCalibrationService } from './calibration/context-service.ts';
 import { searchIndexer } from './samples/search-index.ts';
 import { derivedCache } from './db/derived-cache.ts';
+import { groupCommit } from './db/group-commit.ts';
 import { accessFacts } from './access/facts.ts';
 import { releaseService } from './releases/service.ts';
 import { waitingQueries } from './datasets/waiting.ts';
@@ -38,10 +39,11 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const metricSettings = metricSettingsStore(db, audit);
   const searchIndex = searchIndexer(db, log);
   const derived = derivedCache(db);
-  const labels = labelService(db, audit, derived);
+  const group = groupCommit(db, log, () => derived.clear());
+  const labels = labelService(db, audit, derived, group.outermost);
   const releases = releaseService(db, audit);
   return {
-    db, config, log, audit, derived,
+    db, config, log, audit, derived, group,
     access: accessFacts(db),
     users: userService(db, audit),
     datasets,

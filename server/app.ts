@@ -85,6 +85,12 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.get('/static/htmx.min.js', (_req, res) => res.sendFile(path.join(HTMX_DIST, 'htmx.min.js'), { maxAge: '1d' }));
   app.get('/healthz', (_req, res) => { res.type('text').send('ok'); });
 
+  // Answers written while a group commit is open wait for its COMMIT (server/db/group-commit.ts).
+  app.use(ctx.group.hold((req, res) => {
+    req.t ??= translator(pickLocale(undefined, req.get('Accept-Language')));
+    sendError(req, res, 500, req.t('err.internal'));
+  }));
+
   app.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
   // A body nested deeper than the limit is refused before it is parsed: parsers and serialisers
   // recurse into it, and a deep enough one overflows the stack.
@@ -129,6 +135,11 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   });
 
   if (options.firstRoutes) app.use(options.firstRoutes);
+  // The writes of every request of this turn of the event loop share one commit (group-commit.ts).
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') ctx.group.join();
+    next();
+  });
   // Saving a label and getting the next item is the request experts make all day, so its router
   // comes first; no router below serves any of its paths, so the order changes nothing else.
   app.use(labelRoutes(ctx));

@@ -147,7 +147,10 @@ function fewOpenings(text: string, limit: number): boolean {
  * stored before the limits existed (a million contexts) costs no more to show than the page shows.
  */
 export function sqlClippedList(column: string, maxItems: number, maxEach: number): string {
-  return `CASE WHEN json_array_length(${column}) <= ${maxItems} AND NOT EXISTS (SELECT 1 FROM json_each(${column}) WHERE length(value) > ${maxEach})
+  // A list whose whole JSON text is within `maxEach` characters has no item over it: the common case
+  // costs no walk through the items.
+  return `CASE WHEN json_array_length(${column}) <= ${maxItems}
+      AND (length(${column}) <= ${maxEach} OR NOT EXISTS (SELECT 1 FROM json_each(${column}) WHERE length(value) > ${maxEach}))
     THEN ${column} ELSE (SELECT json_group_array(substr(value, 1, ${maxEach})) FROM (SELECT value FROM json_each(${column}) LIMIT ${maxItems})) END`;
 }
 

@@ -41,7 +41,7 @@ function start(): void {
   const prune = setInterval(() => ctx.sessionStore.prune(), 60 * 60 * 1000).unref();
   const stop = () => {
     clearInterval(prune);
-    server.close(() => { void Promise.all([checkpointer.stop(), ctx.imports.close()]).finally(() => { db.close(); process.exit(0); }); });
+    server.close(() => { void Promise.all([checkpointer.stop(), ctx.imports.close()]).finally(() => { ctx.group.flush(); db.close(); process.exit(0); }); });
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.on('SIGINT', stop);

@@ -65,6 +65,8 @@ export interface DerivedCache {
    * `nested` (the transaction is part of an outer one, which may yet roll back) nothing follows.
    */
   track(datasetId: number, nested?: boolean): TrackedWrite;
+  /** Drops every kept value: after a rollback of writes some of them may have followed (group-commit.ts). */
+  clear(): void;
 }
 
 interface Entry { datasetId: number; version: number; value: object; follow: Follow<object> | undefined }
@@ -136,5 +138,6 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
         },
       };
     },
+    clear: () => entries.clear(),
   };
 }

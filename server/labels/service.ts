@@ -60,7 +60,13 @@ export const valueKey = (criterionId: number, contextIndex: number) => (contextI
 /** Names a response a write changes (see open-disagreements.ts). */
 type Touch = (responseId: number) => void;
 
-export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache) {
+/**
+ * Whether the transaction in progress, if any, is the group commit's alone (group-commit.ts):
+ * writes in it follow the kept values at once, since a failed group commit drops them all.
+ */
+export type OnlyGroupOpen = () => boolean;
+
+export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache, onlyGroupOpen: OnlyGroupOpen = () => false) {
   const q = labelQueries(db);
   const open = keptOpenDisagreements(db, derived);
   const writable = writableGuard(db);
@@ -176,7 +182,7 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache)
     });
     let outer = false;
     return (...args: A): R => {
-      outer = db.inTransaction;
+      outer = db.inTransaction && !onlyGroupOpen();
       const [result, committed] = tx(...args);
       committed();
       return result;

@@ -232,6 +232,19 @@ describe('disagreements and adjudication', () => {
     return { correct, r1, a, b };
   }
 
+  it('keeps the kept open disagreements current in place through a save over HTTP, which commits with its turn\'s group', async () => {
+    const { correct, r1, b } = await twoExpertsDisagree();
+    const kept = app.ctx.labels.openDisagreements(datasetId);
+    expect(kept.count).toBe(0);
+    await b.get(`/responses/${r1}/label`);
+    expect((await submit(b, r1, { [`c${correct}`]: '0', rationale: 'B disagrees' })).status).toBe(200);
+    const version = app.ctx.db.prepare('SELECT data_version FROM dataset WHERE id = ?').pluck().get(datasetId) as number;
+    // Followed inside the group's transaction (not dropped as if nested in someone else's), then committed.
+    expect(app.ctx.derived.peek(datasetId, 'disagreements:open', version)).toBe(kept);
+    expect(kept.count).toBe(1);
+    expect(app.ctx.labels.disagreementCount(datasetId)).toBe(1);
+  });
+
   it('hides other experts\' labels until one has submitted one\'s own', async () => {
     const { correct, r1, b } = await twoExpertsDisagree();
     const before = await b.get(`/responses/${r1}`);

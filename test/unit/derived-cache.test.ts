@@ -87,6 +87,19 @@ describe('derived values per dataset', () => {
     expect(value()).toEqual({ n: 1 });
   });
 
+  it('are all dropped when a group commit fails (the writes they followed are gone)', () => {
+    let computed = 0;
+    const value = () => ctx.derived.get(hr, 'figures', () => ({ n: ++computed }));
+    expect(value()).toEqual({ n: 1 });
+    // A COMMIT that fails: a deferred foreign key it checks only then.
+    db.exec('CREATE TABLE t (p INTEGER REFERENCES dataset (id) DEFERRABLE INITIALLY DEFERRED)');
+    ctx.group.join();
+    db.prepare('INSERT INTO t (p) VALUES (999999)').run();
+    ctx.group.flush();
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+    expect(value()).toEqual({ n: 2 });
+  });
+
   it('are frozen, and the least recently used is dropped beyond the capacity', () => {
     const cache = derivedCache(db, 2);
     const list = cache.get(hr, 'list', () => [{ id: 1 }, { id: 2 }]);

@@ -1,0 +1,176 @@
+// Group commit (server/db/group-commit.ts): the writes of requests handled in one turn share one
+// COMMIT, and no answer of that turn leaves before it. These tests hold the flush in their hand (the
+// `schedule` option) so that "the same turn" is certain: two real HTTP requests are handled, their
+// answers held, then the group commits — or fails to.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, transactionDepth, type DB } from '../../server/db/connection.ts';
+import { groupCommit, type GroupCommit } from '../../server/db/group-commit.ts';
+import { createLogger } from '../../server/log.ts';
+
+let dir: string;
+let db: DB;
+let other: Database.Database;
+let group: GroupCommit;
+let flushLater: (() => void) | null;
+let rolledBack: number;
+let logs: string[];
+let server: Server;
+let url: string;
+let handled: (() => void)[];
+
+const rows = () => other.prepare('SELECT v FROM item ORDER BY v').pluck().all();
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-group-'));
+  const file = path.join(dir, 'g.db');
+  db = openDatabase(file);
+  // A deferred foreign key is checked at the outermost COMMIT only: the way to make a COMMIT fail.
+  db.exec(`CREATE TABLE parent (id INTEGER PRIMARY KEY);
+    CREATE TABLE item (v TEXT NOT NULL, parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`);
+  other = new Database(file, { readonly: true });
+  flushLater = null;
+  rolledBack = 0;
+  logs = [];
+  handled = [];
+  group = groupCommit(db, createLogger('debug', (line) => logs.push(line)), () => { rolledBack++; }, { schedule: (flush) => { flushLater = flush; } });
+  const insert = db.prepare('INSERT INTO item (v, parent) VALUES (?, ?)');
+  const app = express();
+  app.use(group.hold((_req, res) => { res.status(500).type('text').send('not saved'); }));
+  app.post('/write/:v', (req, res) => {
+    group.join();
+    db.transaction(() => insert.run(req.params.v, null))();
+    res.type('text').send(`saved ${req.params.v}`);
+    handled.shift()?.();
+  });
+  // A write the COMMIT refuses: its parent does not exist.
+  app.post('/orphan', (_req, res) => {
+    group.join();
+    db.transaction(() => insert.run('orphan', 42))();
+    res.type('text').send('saved orphan');
+    handled.shift()?.();
+  });
+  // A request whose own transaction fails: only its writes go.
+  app.post('/half/:v', (req, res) => {
+    group.join();
+    try {
+      db.transaction(() => { insert.run(req.params.v, null); throw new Error('refused'); })();
+    } catch {
+      res.status(422).type('text').send('refused');
+    }
+    handled.shift()?.();
+  });
+  app.get('/count', (_req, res) => {
+    res.type('text').send(String(db.prepare('SELECT count(*) FROM item').pluck().get()));
+    handled.shift()?.();
+  });
+  server = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterEach(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  other.close();
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Sends the requests and resolves once the server has handled all of them (their answers may be held). */
+async function send(requests: [method: string, path: string][]) {
+  const all = requests.map(() => new Promise<void>((resolve) => handled.push(resolve)));
+  const answers = requests.map(([method, p]) => fetch(url + p, { method }).then(async (r) => ({ status: r.status, text: await r.text() })));
+  await Promise.all(all);
+  return answers;
+}
+
+/** Whether a promise has settled by now (after the event loop had a chance to deliver it). */
+async function settled(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void p.then(() => { done = true; }, () => { done = true; });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return done;
+}
+
+describe('group commit', () => {
+  it('holds every answer of the group until one COMMIT has made all of its writes durable', async () => {
+    const execs: string[] = [];
+    const exec = db.exec.bind(db);
+    db.exec = ((sql: string) => { execs.push(sql); return exec(sql); }) as DB['exec'];
+    const [a, b] = await send([['POST', '/write/a'], ['POST', '/write/b']]);
+    expect(execs).toEqual(['BEGIN IMMEDIATE']); // the second request joined the open group
+    expect(rows()).toEqual([]); // nothing committed yet: another connection sees neither write
+    expect(await settled(a!)).toBe(false);
+    expect(await settled(b!)).toBe(false);
+    flushLater!();
+    expect(execs).toEqual(['BEGIN IMMEDIATE', 'COMMIT']);
+    expect(await a).toEqual({ status: 200, text: 'saved a' });
+    expect(await b).toEqual({ status: 200, text: 'saved b' });
+    expect(rows()).toEqual(['a', 'b']);
+  });
+
+  it('holds a read made inside the group too: it may show another request\'s uncommitted write', async () => {
+    const [w, r] = await send([['POST', '/write/a'], ['GET', '/count']]);
+    expect(await settled(r!)).toBe(false);
+    flushLater!();
+    expect(await r).toEqual({ status: 200, text: '1' });
+    expect((await w)!.status).toBe(200);
+  });
+
+  it('answers every request of a group whose COMMIT fails with the error instead, keeps none of its writes, and drops what was kept', async () => {
+    const [a, orphan, count] = await send([['POST', '/write/a'], ['POST', '/orphan'], ['GET', '/count']]);
+    flushLater!();
+    expect(await a).toEqual({ status: 500, text: 'not saved' });
+    expect(await orphan).toEqual({ status: 500, text: 'not saved' });
+    expect(await count).toEqual({ status: 500, text: 'not saved' }); // it had counted 2 rows that never were
+    expect(rows()).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    expect(rolledBack).toBe(1);
+    expect(logs.some((l) => l.includes('db.group_commit_failed'))).toBe(true);
+    // The next group works as before.
+    const [next] = await send([['POST', '/write/c']]);
+    flushLater!();
+    expect((await next)!.status).toBe(200);
+    expect(rows()).toEqual(['c']);
+  });
+
+  it('rolls back only the writes of a request whose own transaction fails', async () => {
+    const [a, half, b] = await send([['POST', '/write/a'], ['POST', '/half/x'], ['POST', '/write/b']]);
+    flushLater!();
+    expect((await a)!.status).toBe(200);
+    expect(await half).toEqual({ status: 422, text: 'refused' });
+    expect((await b)!.status).toBe(200);
+    expect(rows()).toEqual(['a', 'b']);
+  });
+
+  it('answers at once when no group is open, and does not open one inside another transaction', async () => {
+    const [count] = await send([['GET', '/count']]);
+    expect(flushLater).toBeNull();
+    expect(await count).toEqual({ status: 200, text: '0' });
+    db.transaction(() => {
+      group.join();
+      expect(group.outermost()).toBe(false);
+    })();
+    expect(flushLater).toBeNull();
+  });
+
+  it('tells a transaction nested in the group from one nested in another transaction', () => {
+    expect(transactionDepth(db)).toBe(0);
+    group.join();
+    expect(group.outermost()).toBe(true);
+    db.transaction(() => {
+      expect(transactionDepth(db)).toBe(1);
+      expect(group.outermost()).toBe(false);
+      db.transaction(() => expect(transactionDepth(db)).toBe(2)).immediate();
+    })();
+    expect(group.outermost()).toBe(true);
+    group.flush();
+    expect(group.outermost()).toBe(false);
+    expect(transactionDepth(new Database(':memory:'))).toBe(-1);
+  });
+});
