@@ -68,9 +68,10 @@ export function labelRoutes(app: AppContext): Router {
   const { datasets, labels, criteria, responses } = app;
   // Outside a transaction every statement takes and releases the database's locks itself (file and
   // shared-memory locks, a few system calls), which costs more than a small query: the four reads a
-  // save makes before its write transaction are made in one read transaction.
+  // save makes before its write transaction are made in one read transaction, or in the group
+  // commit's transaction when one is open (a savepoint would only add two statements).
   const oneRead = app.db.transaction((read: () => unknown) => read());
-  const readTogether = <T>(read: () => T): T => oneRead(read) as T;
+  const readTogether = <T>(read: () => T): T => (app.db.inTransaction ? read() : oneRead(read) as T);
 
   /** The workspace of one item; `mine` is this expert's annotation of it with its values. */
   function buildItem(req: Request, dataset: DatasetRow, criteriaList: Criterion[], response: ResponseWithSample,
