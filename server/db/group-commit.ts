@@ -65,8 +65,15 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
       onRollback();
     }
     open = false;
+    // One answer that cannot be written (its socket gone, a bad header) must not keep the others back.
+    const answer = (res: Response, write: () => void) => {
+      try { write(); } catch (err) {
+        log.error('db.group_answer_failed', { message: (err as Error).message });
+        res.destroy();
+      }
+    };
     if (error === null) {
-      for (const a of answers) a.send();
+      for (const a of answers) answer(a.res, a.send);
       return;
     }
     log.error('db.group_commit_failed', { message: (error as Error).message, answers: answers.length });
@@ -77,7 +84,7 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
       if (res.headersSent) { res.destroy(); continue; }
       // What described the answer that is dropped (the security headers stay).
       for (const name of res.getHeaderNames()) if (/^(content-|etag$|location$|hx-)/.test(name)) res.removeHeader(name);
-      failed(req, res);
+      answer(res, () => failed(req, res));
     }
   }
 

@@ -139,6 +139,20 @@ describe('group commit', () => {
     expect(rows()).toEqual(['c']);
   });
 
+  it('answers the others when one client has gone before the COMMIT (its write is kept, as a handled request\'s is)', async () => {
+    const gone = new AbortController();
+    const handledBoth = [new Promise<void>((resolve) => handled.push(resolve)), new Promise<void>((resolve) => handled.push(resolve))];
+    const left = fetch(`${url}/write/a`, { method: 'POST', signal: gone.signal }).catch((err: Error) => err.name);
+    const stays = fetch(`${url}/write/b`, { method: 'POST' }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    await Promise.all(handledBoth);
+    gone.abort();
+    expect(await left).toBe('AbortError');
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the server sees the socket close
+    flushLater!();
+    expect(await stays).toEqual({ status: 200, text: 'saved b' });
+    expect(rows()).toEqual(['a', 'b']);
+  });
+
   it('rolls back only the writes of a request whose own transaction fails', async () => {
     const [a, half, b] = await send([['POST', '/write/a'], ['POST', '/half/x'], ['POST', '/write/b']]);
     flushLater!();
