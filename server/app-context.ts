@@ -58,7 +58,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
     prompts,
     registry,
     metricSettings,
-    runner: runManager(db, log, audit, { settings, prompts, registry, metricSettings, releases }),
+    runner: runManager(db, log, audit, { settings, prompts, registry, metricSettings, releases, alone: group.alone }),
     calibration: calibrationService(db, audit, derived),
     contextCalibration: contextCalibrationService(db, derived),
     releases,

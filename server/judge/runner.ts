@@ -25,8 +25,11 @@ interface Active { cancelled: boolean; done: Promise<void> }
 const PAGE = 200;
 
 export function runManager(db: DB, log: Logger, audit: AuditQueries,
-  deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry; metricSettings: MetricSettingsStore; releases: ReleaseService }) {
+  deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry; metricSettings: MetricSettingsStore; releases: ReleaseService;
+    /** Runs a write outside any group commit (group-commit.ts alone): a run goes on after each write as if it was kept. */
+    alone?: <T>(write: () => T) => T }) {
   const runs = runQueries(db);
+  const alone = deps.alone ?? (<T>(write: () => T): T => write());
   const active = new Map<number, Active>();
   // An item over the input limits (stored before they existed) is not sent to the judge: a million
   // contexts would be a million calls. It is skipped with the reason 'over_limit'.
@@ -106,13 +109,18 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries,
     const worker = async () => {
       for (let id = next(); id !== undefined && !state.cancelled; id = next()) {
         const result = await scoreOne(run, metric, id, judge, prompts, release);
-        runs.insertScore({ run_id: run.id, response_id: id, status: result.status, value: result.value, reason: result.reason, trace: JSON.stringify(boundTrace(result.trace)) });
-        flushUsage();
+        // Its own commit: the cursor moves past this item, so a score lost with a failed group commit would never be written.
+        alone(() => {
+          runs.insertScore({ run_id: run.id, response_id: id, status: result.status, value: result.value, reason: result.reason, trace: JSON.stringify(boundTrace(result.trace)) });
+          flushUsage();
+        });
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, run.concurrency) }, worker));
-    flushUsage();
-    runs.setStatus(run.id, state.cancelled ? 'cancelled' : 'done');
+    alone(() => {
+      flushUsage();
+      runs.setStatus(run.id, state.cancelled ? 'cancelled' : 'done');
+    });
     log.info('run.finished', { run: run.id, status: state.cancelled ? 'cancelled' : 'done', ...runs.summary(run.id), reasons: undefined });
   }
 

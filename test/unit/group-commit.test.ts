@@ -162,6 +162,18 @@ describe('group commit', () => {
     expect(rows()).toEqual(['a', 'b']);
   });
 
+  it('commits the open group before a write that must stand alone, whose failure then is its own', async () => {
+    const [a] = await send([['POST', '/write/a']]);
+    // A background writer (the judge runner) whose write fails: the group is not dragged down with it.
+    expect(() => group.alone(() => db.transaction(() => db.prepare("INSERT INTO item (v, parent) VALUES ('orphan', 42)").run())()))
+      .toThrow(/FOREIGN KEY/);
+    expect(await a).toEqual({ status: 200, text: 'saved a' });
+    expect(rows()).toEqual(['a']);
+    expect(db.inTransaction).toBe(false);
+    flushLater!(); // the scheduled flush finds nothing left to do
+    expect(rows()).toEqual(['a']);
+  });
+
   it('answers at once when no group is open, and does not open one inside another transaction', async () => {
     const [count] = await send([['GET', '/count']]);
     expect(flushLater).toBeNull();
