@@ -78,13 +78,17 @@ describe('a kill of the server', () => {
     const acknowledged: { email: string; response: number }[] = [];
     let killed = false;
     const kill = () => { if (!killed) { killed = true; child!.kill('SIGKILL'); } };
-    async function expert(email: string) {
+    const htmx = { headers: { 'HX-Request': 'true' } };
+    // Everyone signed in with a first item before anyone saves, so the kill cannot come mid-sign-in.
+    async function signIn(email: string) {
       const c = new Client(url);
       await c.get('/login');
       expect((await c.post('/login', { email, password: PASSWORD })).status).toBe(303);
       await c.get(`/datasets/${datasetId}/label`);
-      const htmx = { headers: { 'HX-Request': 'true' } };
-      let page = await c.post(`/datasets/${datasetId}/label/next`, {}, htmx);
+      return { c, email, first: await c.post(`/datasets/${datasetId}/label/next`, {}, htmx) };
+    }
+    async function expert({ c, email, first }: Awaited<ReturnType<typeof signIn>>) {
+      let page = first;
       try {
         while (!killed) {
           const current = Number(/data-response="(\d+)"/.exec(page.text)?.[1]);
@@ -98,7 +102,8 @@ describe('a kill of the server', () => {
         if (!killed) throw err; // a request cut off by the kill: not acknowledged, nothing to check
       }
     }
-    await Promise.all(Array.from({ length: EXPERTS }, (_, i) => expert(`e${i}@example.com`)));
+    const signedIn = await Promise.all(Array.from({ length: EXPERTS }, (_, i) => signIn(`e${i}@example.com`)));
+    await Promise.all(signedIn.map(expert));
     expect(killed).toBe(true);
     await new Promise<void>((resolve) => (child!.exitCode !== null || child!.signalCode !== null ? resolve() : child!.once('exit', () => resolve())));
 
