@@ -85,11 +85,13 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   app.get('/static/htmx.min.js', (_req, res) => res.sendFile(path.join(HTMX_DIST, 'htmx.min.js'), { maxAge: '1d' }));
   app.get('/healthz', (_req, res) => { res.type('text').send('ok'); });
 
-  // Answers written while a group commit is open wait for its COMMIT (server/db/group-commit.ts).
-  app.use(ctx.group.hold((req, res) => {
+  /** The error page of a request that failed for a reason not its own, in the user's language. */
+  const internalError = (req: Request, res: Response) => {
     req.t ??= translator(pickLocale(undefined, req.get('Accept-Language')));
     sendError(req, res, 500, req.t('err.internal'));
-  }));
+  };
+  // Answers written while a group commit is open wait for its COMMIT (server/db/group-commit.ts).
+  app.use(ctx.group.hold(internalError));
 
   app.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
   // A body nested deeper than the limit is refused before it is parsed: parsers and serialisers
@@ -205,7 +207,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
     }
     log.error('request.failed', { path: req.path, message: e.message, stack: (err as Error)?.stack });
     if (res.headersSent) return;
-    sendError(req, res, 500, req.t?.('err.internal') ?? 'Internal error');
+    internalError(req, res);
   });
 
   return app;

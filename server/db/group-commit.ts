@@ -49,7 +49,8 @@ export interface GroupCommit {
   alone<T>(write: () => T): T;
 }
 
-interface Held { req: Request; res: Response; send: () => void; failed: (req: Request, res: Response) => void }
+/** A write or end of an answer, held: `send` makes it as it was made, `fail` answers with the error instead. */
+interface Held { res: Response; send: () => void; fail: () => void }
 
 export interface GroupCommitOptions {
   /** When the open group commits: at the end of this turn of the event loop (tests pass their own). */
@@ -87,13 +88,13 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
     }
     log.error('db.group_commit_failed', { message: (error as Error).message, answers: answers.length });
     const answered = new Set<Response>();
-    for (const { req, res, failed } of answers) {
+    for (const { res, fail } of answers) {
       if (answered.has(res)) continue;
       answered.add(res);
       if (res.headersSent) { res.destroy(); continue; }
       // What described the answer that is dropped (the security headers stay).
       for (const name of res.getHeaderNames()) if (/^(content-|etag$|location$|hx-)/.test(name)) res.removeHeader(name);
-      answer(res, () => failed(req, res));
+      answer(res, fail);
     }
   }
 
@@ -106,19 +107,16 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
     },
     outermost: () => open && transactionDepth(db) === 0,
     hold: (failed) => (req, res, next) => {
-      const write = res.write;
-      const end = res.end;
-      // Typed loosely on purpose: both have several overloads, and the call is replayed as made.
-      res.write = function (this: Response, ...args: unknown[]) {
-        if (!open) return (write as (...a: unknown[]) => boolean).apply(this, args);
-        held.push({ req, res, failed, send: () => { (write as (...a: unknown[]) => boolean).apply(res, args); } });
-        return true;
-      } as Response['write'];
-      res.end = function (this: Response, ...args: unknown[]) {
-        if (!open) return (end as (...a: unknown[]) => Response).apply(this, args);
-        held.push({ req, res, failed, send: () => { (end as (...a: unknown[]) => Response).apply(res, args); } });
-        return this;
-      } as Response['end'];
+      const fail = () => failed(req, res);
+      // While a group is open the call is kept, to be made as it was once the group has committed;
+      // `held` is what it answers meanwhile. Typed loosely on purpose: both have several overloads.
+      const deferred = (original: (...a: unknown[]) => unknown, whileHeld: unknown) => function (this: Response, ...args: unknown[]) {
+        if (!open) return original.apply(this, args);
+        held.push({ res, fail, send: () => { original.apply(res, args); } });
+        return whileHeld;
+      };
+      res.write = deferred(res.write as (...a: unknown[]) => unknown, true) as Response['write'];
+      res.end = deferred(res.end as (...a: unknown[]) => unknown, res) as Response['end'];
       next();
     },
     flush,

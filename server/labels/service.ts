@@ -61,12 +61,10 @@ export const valueKey = (criterionId: number, contextIndex: number) => (contextI
 type Touch = (responseId: number) => void;
 
 /**
- * Whether the transaction in progress, if any, is the group commit's alone (group-commit.ts):
- * writes in it follow the kept values at once, since a failed group commit drops them all.
+ * `groupOutermost` (group-commit.ts `outermost`): whether the transaction in progress is the group
+ * commit's alone. Writes in it follow the kept values at once, since a failed group commit drops them all.
  */
-export type OnlyGroupOpen = () => boolean;
-
-export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache, onlyGroupOpen: OnlyGroupOpen = () => false) {
+export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache, groupOutermost: () => boolean = () => false) {
   const q = labelQueries(db);
   const open = keptOpenDisagreements(db, derived);
   const writable = writableGuard(db);
@@ -182,7 +180,7 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     });
     let outer = false;
     return (...args: A): R => {
-      outer = db.inTransaction && !onlyGroupOpen();
+      outer = db.inTransaction && !groupOutermost();
       const [result, committed] = tx(...args);
       committed();
       return result;
