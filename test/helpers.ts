@@ -44,7 +44,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
 }
 
 /** The app's services on a fresh, migrated SQLite file in a temp folder, without HTTP. */
-export interface TestContext { dir: string; db: DB; ctx: AppContext; close(): Promise<void> }
+export interface TestContext { dir: string; file: string; db: DB; ctx: AppContext; close(): Promise<void> }
 
 export function openTestContext(prefix = 'goldset-test-'): TestContext {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -53,7 +53,7 @@ export function openTestContext(prefix = 'goldset-test-'): TestContext {
   migrate(db);
   const ctx = createAppContext(db, loadConfig({ GOLDSET_DB: file }), createLogger('silent'));
   return {
-    dir, db, ctx,
+    dir, file, db, ctx,
     async close() {
       await ctx.imports.close();
       db.close();

@@ -35,8 +35,7 @@ async function freePort(): Promise<number> {
 
 beforeAll(async () => {
   const env = openTestContext('goldset-kill-');
-  dir = env.dir;
-  file = path.join(dir, 'g.db');
+  ({ dir, file } = env);
   const { ctx } = env;
   await ctx.users.createFirstAdmin({ email: 'admin@example.com', name: 'Admin', password: PASSWORD });
   for (let i = 0; i < EXPERTS; i++) await ctx.users.createUser(null, { email: `e${i}@example.com`, name: `E${i}`, role: 'expert', password: PASSWORD });
