@@ -40,7 +40,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const searchIndex = searchIndexer(db, log);
   const derived = derivedCache(db);
   const group = groupCommit(db, log, () => derived.clear());
-  const labels = labelService(db, audit, derived, group.outermost);
+  const labels = labelService(db, audit, derived, group);
   const releases = releaseService(db, audit);
   return {
     db, config, log, audit, derived, group,

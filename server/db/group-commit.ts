@@ -17,6 +17,13 @@
 //   whose data arrived in this turn has been handled.
 // - Inside the group each better-sqlite3 transaction runs as a savepoint: a request whose own
 //   transaction throws rolls back its own writes only, as it would alone.
+// - Save-and-next runs without one (`withoutSavepoint`). A savepoint keeps a copy of every page it
+//   changes, in memory up to 64 KiB and then in a temporary file; one save-and-next changes about 16
+//   pages, just past that, so each save wrote ~30 times to that file (43 write calls per save
+//   instead of 12, ~140 µs of CPU: bench/README.md). Keeping the copies in memory instead
+//   (temp_store = MEMORY) would also keep there those of large writes (a recount of 100,000
+//   responses in a transaction: +346 MB). Save-and-next refuses what it refuses before it changes
+//   anything; a failure after that breaks the whole group, which then rolls back as a failed COMMIT does.
 // - `hold` (middleware) keeps every answer written while the group is open (res.write, res.end)
 //   until the COMMIT has returned: what a request read may be another request's uncommitted write,
 //   so no answer of the turn is sent before the turn is durable. A kill before the COMMIT loses only
@@ -47,6 +54,14 @@ export interface GroupCommit {
    * it only runs `write`, which then belongs to that transaction.
    */
   alone<T>(write: () => T): T;
+  /**
+   * Runs `write` in the group's own transaction, without a savepoint, when the group is the only
+   * transaction in progress (otherwise as a transaction of its own). For a write that checks what it
+   * refuses before its first change: an error thrown before any change leaves nothing behind; an
+   * error after one may have left part of the write in the group, so the whole group is rolled back
+   * at its flush and every answer of the turn becomes the error page, as when the COMMIT fails.
+   */
+  withoutSavepoint<T>(write: () => T): T;
 }
 
 /** A write or end of an answer, held: `send` makes it as it was made, `fail` answers with the error instead. */
@@ -60,6 +75,10 @@ export interface GroupCommitOptions {
 export function groupCommit(db: DB, log: Logger, onRollback: () => void, { schedule = setImmediate }: GroupCommitOptions = {}): GroupCommit {
   let open = false;
   let held: Held[] = [];
+  /** What made a write without a savepoint fail part-way: the group cannot commit. */
+  let broken: unknown = null;
+  const totalChanges = db.prepare('SELECT total_changes()').pluck();
+  const ownTransaction = db.transaction((write: () => unknown) => write());
 
   function flush(): void {
     if (!open) return;
@@ -67,6 +86,7 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
     held = [];
     let error: unknown = null;
     try {
+      if (broken !== null) throw broken;
       db.exec('COMMIT');
     } catch (err) {
       error = err;
@@ -75,6 +95,7 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
       onRollback();
     }
     open = false;
+    broken = null;
     // One answer that cannot be written (its socket gone, a bad header) must not keep the others back.
     const answer = (res: Response, write: () => void) => {
       try { write(); } catch (err) {
@@ -123,6 +144,17 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
     alone(write) {
       if (open && transactionDepth(db) === 0) flush();
       return write();
+    },
+    withoutSavepoint(write) {
+      if (!open || transactionDepth(db) !== 0) return ownTransaction(write) as ReturnType<typeof write>;
+      // Rows changed on this connection so far (triggers' included): whether `write` changed any.
+      const before = totalChanges.get();
+      try {
+        return write();
+      } catch (err) {
+        if (totalChanges.get() !== before) broken ??= err;
+        throw err;
+      }
     },
   };
 }

@@ -14,6 +14,7 @@ import { accessFacts } from '../access/facts.ts';
 import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
 import { labelHistory } from './history.ts';
 import type { DerivedCache } from '../db/derived-cache.ts';
+import type { GroupCommit } from '../db/group-commit.ts';
 import { keptOpenDisagreements } from './open-disagreements.ts';
 
 export class LabelError extends Error {
@@ -61,10 +62,13 @@ export const valueKey = (criterionId: number, contextIndex: number) => (contextI
 type Touch = (responseId: number) => void;
 
 /**
- * `groupOutermost` (group-commit.ts `outermost`): whether the transaction in progress is the group
- * commit's alone. Writes in it follow the kept values at once, since a failed group commit drops them all.
+ * `group` (group-commit.ts): `outermost` tells whether the transaction in progress is the group
+ * commit's alone (writes in it follow the kept values at once, since a failed group commit drops
+ * them all); save-and-next runs in it without a savepoint (`withoutSavepoint`: it refuses what it
+ * refuses before its first change). Without a group, every write is a transaction of its own.
  */
-export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache, groupOutermost: () => boolean = () => false) {
+export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
+  group: Pick<GroupCommit, 'outermost' | 'withoutSavepoint'> = { outermost: () => false, withoutSavepoint: (write) => db.transaction(write)() }) {
   const q = labelQueries(db);
   const open = keptOpenDisagreements(db, derived);
   const writable = writableGuard(db);
@@ -171,17 +175,19 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
    * response it writes to, and once the transaction has committed every kept value that can follow
    * it (derived-cache.ts: follow, e.g. open-disagreements.ts) is updated without a recount of the dataset.
    */
-  function tracked<A extends unknown[], R>(datasetOf: (args: NoInfer<A>) => number, write: (touch: Touch, ...args: A) => R) {
-    const tx = db.transaction((...args: A): [R, () => void] => {
+  function tracked<A extends unknown[], R>(datasetOf: (args: NoInfer<A>) => number, write: (touch: Touch, ...args: A) => R,
+    { savepoint = true } = {}) {
+    const run = (...args: A): [R, () => void] => {
       // Inside someone else's transaction the write may still be rolled back after it returns: keep nothing then.
       const w = derived.track(datasetOf(args), outer);
       const result = write(w.touch, ...args);
       return [result, w.done()];
-    });
+    };
+    const tx = db.transaction(run);
     let outer = false;
     return (...args: A): R => {
-      outer = db.inTransaction && !groupOutermost();
-      const [result, committed] = tx(...args);
+      outer = db.inTransaction && !group.outermost();
+      const [result, committed] = savepoint ? tx(...args) : group.withoutSavepoint(() => run(...args));
       committed();
       return result;
     };
@@ -201,12 +207,14 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
   const handOutTx = tracked((args) => args[0], (_touch: Touch, datasetId: number, userId: number, overlap: number, after: number) =>
     handOut(datasetId, userId, overlap, after));
   // Saving and handing out the next item in one transaction: one commit per request instead of two.
+  // In a group commit without a savepoint of its own (see labelService): save() refuses (archived
+  // dataset, a text too long, a value missing or invalid, a conflict) before its first change.
   const submitAndHandOutTx = tracked((args) => args[1].dataset_id,
     (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number) => {
       touch(response.id);
       save(user, response, criteria, input, 'submitted', expectedVersion); // checks that the dataset is writable
       return handOut(response.dataset_id, user.id, overlap, 0, true); // a draft: touches nothing kept (see handOutTx)
-    });
+    }, { savepoint: false });
   const adjudicateTx = tracked((args) => args[0], (touch: Touch, _datasetId: number, responseId: number, write: () => AdjudicationRow) => {
     touch(responseId);
     return write();

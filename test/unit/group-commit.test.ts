@@ -66,6 +66,21 @@ beforeEach(async () => {
     }
     handled.shift()?.();
   });
+  // Writes without a savepoint of their own (withoutSavepoint): refused before any change, or failing after one.
+  app.post('/unsaved/:how', (req, res) => {
+    group.join();
+    try {
+      group.withoutSavepoint(() => {
+        if (req.params.how === 'refused') throw new Error('refused');
+        insert.run(req.params.how, null);
+        if (req.params.how === 'broken') throw new Error('failed after a change');
+      });
+      res.type('text').send(`saved ${req.params.how}`);
+    } catch (err) {
+      res.status(req.params.how === 'refused' ? 422 : 500).type('text').send((err as Error).message);
+    }
+    handled.shift()?.();
+  });
   app.get('/count', (_req, res) => {
     res.type('text').send(String(db.prepare('SELECT count(*) FROM item').pluck().get()));
     handled.shift()?.();
@@ -172,6 +187,44 @@ describe('group commit', () => {
     expect(db.inTransaction).toBe(false);
     flushLater!(); // the scheduled flush finds nothing left to do
     expect(rows()).toEqual(['a']);
+  });
+
+  it('runs a write without a savepoint in the group\'s own transaction; a refusal before any change leaves the others to commit', async () => {
+    const statements: string[] = [];
+    const proto = Object.getPrototypeOf(db.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
+    const run = proto.run;
+    proto.run = function (this: { source: string }, ...a: unknown[]) { statements.push(this.source); return run.apply(this, a); };
+    try {
+      const [a, refused, b] = await send([['POST', '/unsaved/a'], ['POST', '/unsaved/refused'], ['POST', '/write/b']]);
+      flushLater!();
+      expect(await a).toEqual({ status: 200, text: 'saved a' });
+      expect(await refused).toEqual({ status: 422, text: 'refused' });
+      expect((await b)!.status).toBe(200);
+      expect(rows()).toEqual(['a', 'b']);
+      // /write/b's transaction was a savepoint of the group; the writes without one made none.
+      expect(statements.filter((sql) => sql.startsWith('SAVEPOINT'))).toHaveLength(1);
+    } finally {
+      proto.run = run;
+    }
+  });
+
+  it('rolls the whole group back when a write without a savepoint fails after a change, and answers every request with the error', async () => {
+    const [a, broken, count] = await send([['POST', '/write/a'], ['POST', '/unsaved/broken'], ['GET', '/count']]);
+    flushLater!();
+    expect(await a).toEqual({ status: 500, text: 'not saved' });
+    expect(await broken).toEqual({ status: 500, text: 'not saved' });
+    expect(await count).toEqual({ status: 500, text: 'not saved' });
+    expect(rows()).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    expect(rolledBack).toBe(1);
+    expect(logs.some((l) => l.includes('db.group_commit_failed') && l.includes('failed after a change'))).toBe(true);
+    // The next group commits as before, and outside a group the write is a transaction of its own.
+    const [next] = await send([['POST', '/unsaved/c']]);
+    flushLater!();
+    expect((await next)!.status).toBe(200);
+    expect(() => group.withoutSavepoint(() => { db.prepare("INSERT INTO item (v) VALUES ('d')").run(); throw new Error('alone'); })).toThrow('alone');
+    expect(rows()).toEqual(['c']);
+    expect(db.inTransaction).toBe(false);
   });
 
   it('answers at once when no group is open, and does not open one inside another transaction', async () => {
