@@ -162,6 +162,21 @@ export function cpuMsOf(pid: number): number | null {
 }
 
 /**
+ * Write system calls a process has made and the bytes they wrote (all its threads), from
+ * /proc/<pid>/io; null where there is none. Counts writes to files and sockets alike.
+ */
+export function writeCallsOf(pid: number): { calls: number; bytes: number } | null {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1]);
+    const calls = field('syscw'), bytes = field('wchar');
+    return Number.isFinite(calls) && Number.isFinite(bytes) ? { calls, bytes } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * CPU time (user + system, ms) of this process's waited-for children, from /proc/self/stat
  * (cutime + cstime, in clock ticks of usually 10 ms); null where there is no /proc.
  */

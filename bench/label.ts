@@ -33,7 +33,7 @@ import { questionKey } from '../server/samples/queries.ts';
 import { responseHash } from '../server/responses/queries.ts';
 import { CLAIM_MINUTES, labelQueries } from '../server/labels/queries.ts';
 import {
-  BENCH_DIR, benchContext, cpuMsOf, failOnChecks, flag, intArg, isMain, median, ms, openBenchApp, PASSWORD, printChecks, prng, ROOT, runInfo,
+  BENCH_DIR, benchContext, cpuMsOf, writeCallsOf, failOnChecks, flag, intArg, isMain, median, ms, openBenchApp, PASSWORD, printChecks, prng, ROOT, runInfo,
   sentence, startChild, strArg, table, tempDir, writeResult, type ChildHandle,
 } from './common.ts';
 
@@ -275,13 +275,19 @@ async function startServer(mode: 'goldset' | 'bare', dbFile?: string, nodeFlags:
 // ---------------------------------------------------------------------------------------------
 // Load
 
-interface Run { reqPerSec: number; total: number; p50: number; p90: number; p99: number; max: number; mean: number; errors: number; timeouts: number; non2xx: number; serverCpuMsPerReq: number | null }
+interface Run {
+  reqPerSec: number; total: number; p50: number; p90: number; p99: number; max: number; mean: number; errors: number; timeouts: number; non2xx: number;
+  serverCpuMsPerReq: number | null;
+  /** The server's write system calls (log, database and temporary files, sockets) and their bytes, per request. */
+  writesPerReq: { calls: number; bytes: number } | null;
+}
 
-function summarize(r: AcResult, serverCpuMs: number | null): Run {
+function summarize(r: AcResult, serverCpuMs: number | null, writes: { calls: number; bytes: number } | null): Run {
   return {
     reqPerSec: r.requests.average, total: r.requests.total, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max,
     mean: r.latency.mean, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx,
     serverCpuMsPerReq: serverCpuMs === null || r.requests.total === 0 ? null : serverCpuMs / r.requests.total,
+    writesPerReq: writes === null || r.requests.total === 0 ? null : { calls: writes.calls / r.requests.total, bytes: writes.bytes / r.requests.total },
   };
 }
 
@@ -289,9 +295,11 @@ type LoadOptions = Omit<AcOptions, 'url' | 'connections' | 'duration'>;
 
 async function measure(child: Child, opts: LoadOptions, seconds: number): Promise<Run> {
   const cpu0 = cpuMsOf(child.proc.pid!);
+  const w0 = writeCallsOf(child.proc.pid!);
   const result = await autocannon({ url: child.url, connections: CONNECTIONS, duration: seconds, pipelining: 1, timeout: 10, ...opts });
   const cpu1 = cpuMsOf(child.proc.pid!);
-  return summarize(result, cpu0 === null || cpu1 === null ? null : cpu1 - cpu0);
+  const w1 = writeCallsOf(child.proc.pid!);
+  return summarize(result, cpu0 === null || cpu1 === null ? null : cpu1 - cpu0, w0 && w1 && { calls: w1.calls - w0.calls, bytes: w1.bytes - w0.bytes });
 }
 
 const BARE_BODY = 'x'.repeat(120);
@@ -513,6 +521,9 @@ async function main(): Promise<void> {
     const floorRps = medianOf(floorRuns, (r) => r.reqPerSec);
     const floorRatio = median(floorRuns.map((f, i) => f.reqPerSec / bareRuns[i]!.reqPerSec));
     const floorCpu = floorRuns.every((r) => r.serverCpuMsPerReq !== null) ? medianOf(floorRuns, (r) => r.serverCpuMsPerReq!) : null;
+    const writesOf = (runs: Run[]) => runs.every((r) => r.writesPerReq !== null)
+      ? { calls: medianOf(runs, (r) => r.writesPerReq!.calls), bytes: medianOf(runs, (r) => r.writesPerReq!.bytes) } : null;
+    const goldWrites = writesOf(goldRuns), floorWrites = writesOf(floorRuns);
     console.log('\n' + table([
       ['responses in the dataset', String(RESPONSES)],
       ['connections (= experts, one session each)', `${CONNECTIONS}, ${DURATION} s per run after ${WARMUP} s warm-up, ${REPEAT} run(s), median shown`],
@@ -525,6 +536,8 @@ async function main(): Promise<void> {
       ['goldset non-2xx / errors / timeouts (all runs)', `${sum(goldRuns, (r) => r.non2xx)} / ${sum(goldRuns, (r) => r.errors)} / ${sum(goldRuns, (r) => r.timeouts)}`],
       ['server CPU per request, bare / goldset', goldCpu === null || bareCpu === null ? 'n/a (no /proc)' :
         `${(bareCpu * 1000).toFixed(0)} µs / ${(goldCpu * 1000).toFixed(0)} µs  (= ${(bareCpu / goldCpu).toFixed(3)}, cross-check of the ratio)`],
+      ['server write calls per request, floor / goldset', goldWrites === null || floorWrites === null ? 'n/a (no /proc)' :
+        `${floorWrites.calls.toFixed(1)} / ${goldWrites.calls.toFixed(1)}  (${(floorWrites.bytes / 1024).toFixed(1)} / ${(goldWrites.bytes / 1024).toFixed(1)} KB: answer, log, temporary files)`],
       ['SQL per request (probe, unloaded)', probeResult ? `${probeResult.statementsPerRequest.toFixed(1)} statements in ${probeResult.transactionsPerRequest.toFixed(1)} transaction(s), ` +
         `${probeResult.preparesPerRequest.toFixed(1)} prepare(s)` : 'not probed'],
       ['unloaded latency (probe, sequential)', probeResult ? `p50 ${probeResult.p50Ms.toFixed(2)} ms, p99 ${probeResult.p99Ms.toFixed(2)} ms over ${probeResult.requests} requests` : 'not probed'],
@@ -579,6 +592,8 @@ async function main(): Promise<void> {
       middlewareFloor: { reqPerSec: Math.round(floorRps), ratioToBare: Number(floorRatio.toFixed(3)), goldsetRatioToFloor: Number((goldRps / floorRps).toFixed(3)),
         cpuUsPerReq: floorCpu === null ? null : Math.round(floorCpu * 1000) },
       serverCpuUsPerReq: { bare: bareCpu === null ? null : Math.round(bareCpu * 1000), goldset: goldCpu === null ? null : Math.round(goldCpu * 1000) },
+      serverWritesPerReq: { floor: floorWrites && { calls: +floorWrites.calls.toFixed(1), kb: +(floorWrites.bytes / 1024).toFixed(1) },
+        goldset: goldWrites && { calls: +goldWrites.calls.toFixed(1), kb: +(goldWrites.bytes / 1024).toFixed(1) } },
       sql: probeResult && { statementsPerRequest: Number(probeResult.statementsPerRequest.toFixed(2)), transactionsPerRequest: probeResult.transactionsPerRequest,
         preparesPerRequest: probeResult.preparesPerRequest, unloadedP50Ms: Number(probeResult.p50Ms.toFixed(2)), unloadedP99Ms: Number(probeResult.p99Ms.toFixed(2)),
         statements: Object.fromEntries(probeResult.top.map(([sql, n]) => [sql, Number(n.toFixed(2))])) },
