@@ -69,11 +69,14 @@ const OPEN_SLOTS = `FROM label l JOIN annotation a ON a.id = l.annotation_id JOI
   HAVING count(DISTINCT l.value) > 1 AND NOT EXISTS (SELECT 1 FROM adjudication j WHERE j.response_id = a.response_id
     AND j.criterion_id = l.criterion_id AND j.context_index = l.context_index)`;
 
+/** One response's open slots: run for every response a tracked write touches (its plan is checked in test/http/query-counts.test.ts). */
+export const OPEN_SLOTS_OF_RESPONSE = `SELECT count(*) FROM (SELECT 1 ${OPEN_SLOTS.replace('%WHERE%', 'a.response_id = ?')})`;
+
 export function keptOpenDisagreements(db: DB, derived: DerivedCache) {
   const s = {
     all: db.prepare<[number], { response_id: number; n: number }>(`SELECT response_id, count(*) AS n FROM (
       SELECT a.response_id ${OPEN_SLOTS.replace('%WHERE%', 'a.dataset_id = ?')}) GROUP BY response_id`),
-    ofResponse: db.prepare<[number], number>(`SELECT count(*) FROM (SELECT 1 ${OPEN_SLOTS.replace('%WHERE%', 'a.response_id = ?')})`).pluck(),
+    ofResponse: db.prepare<[number], number>(OPEN_SLOTS_OF_RESPONSE).pluck(),
   };
 
   function compute(datasetId: number): Kept {

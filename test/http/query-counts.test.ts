@@ -4,6 +4,7 @@
 // are counted: the counts must be the same, so nothing runs a query per row or per run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginAs, seedScaleDataset, setupAdmin, startTestApp, type Client, type ScaleDataset, type TestApp } from '../helpers.ts';
+import { OPEN_SLOTS_OF_RESPONSE } from '../../server/labels/open-disagreements.ts';
 
 let app: TestApp;
 let admin: Client;
@@ -131,6 +132,13 @@ describe('query plans', () => {
         .map((r) => r.detail).join(' | ');
     };
     for (const filter of [{}, { status: 'draft' }, { authorId: 1 }]) expect(plan(filter)).not.toContain('TEMP B-TREE FOR ORDER BY');
+  });
+
+  it('counts one response\'s open disagreements (after every save) from its own annotations and labels, not the dataset\'s', () => {
+    const plan = (app.ctx.db.prepare(`EXPLAIN QUERY PLAN ${OPEN_SLOTS_OF_RESPONSE}`).all(1) as { detail: string }[]).map((r) => r.detail);
+    expect(plan).toContainEqual(expect.stringMatching(/^SEARCH a USING (COVERING )?INDEX sqlite_autoindex_annotation_1 \(response_id=\?\)/));
+    expect(plan).toContainEqual(expect.stringMatching(/^SEARCH l USING (COVERING INDEX|PRIMARY KEY|INDEX) .*\(annotation_id=\?/));
+    expect(plan.filter((d) => /^SCAN (a|l|c)\b/.test(d))).toEqual([]);
   });
 
   it('hands out the next item from the queue index, sampled items first, without sorting', () => {
