@@ -121,7 +121,13 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
 
   return {
     join() {
-      if (open || db.inTransaction) return;
+      if (open) {
+        // SQLite ends a transaction itself on some errors (a full disk, an I/O error, out of memory):
+        // the group's is gone, and a write now would commit on its own. Refused, and the group fails.
+        if (!db.inTransaction) throw (broken ??= new Error('the group commit\'s transaction was rolled back by SQLite'));
+        return;
+      }
+      if (db.inTransaction) return;
       db.exec('BEGIN IMMEDIATE');
       open = true;
       schedule(flush);

@@ -227,6 +227,21 @@ describe('group commit', () => {
     expect(db.inTransaction).toBe(false);
   });
 
+  it('refuses to join a group whose transaction SQLite has ended (a full disk): no write commits on its own, every answer is the error', async () => {
+    const [a] = await send([['POST', '/write/a']]);
+    db.exec('ROLLBACK'); // what SQLite does itself on SQLITE_FULL, SQLITE_IOERR or SQLITE_NOMEM in the middle of a group
+    expect(() => group.join()).toThrow(/rolled back by SQLite/);
+    flushLater!();
+    expect(await a).toEqual({ status: 500, text: 'not saved' });
+    expect(rows()).toEqual([]);
+    expect(rolledBack).toBe(1);
+    // The next group works as before.
+    const [b] = await send([['POST', '/write/b']]);
+    flushLater!();
+    expect((await b)!.status).toBe(200);
+    expect(rows()).toEqual(['b']);
+  });
+
   it('answers at once when no group is open, and does not open one inside another transaction', async () => {
     const [count] = await send([['GET', '/count']]);
     expect(flushLater).toBeNull();
