@@ -27,9 +27,9 @@ const PAGE = 200;
 export function runManager(db: DB, log: Logger, audit: AuditQueries,
   deps: { settings: JudgeSettings; prompts: PromptStore; registry: MetricRegistry; metricSettings: MetricSettingsStore; releases: ReleaseService;
     /** Runs a write outside any group commit (group-commit.ts alone): a run goes on after each write as if it was kept. */
-    alone?: <T>(write: () => T) => T }) {
+    alone: <T>(write: () => T) => T }) {
   const runs = runQueries(db);
-  const alone = deps.alone ?? (<T>(write: () => T): T => write());
+  const { alone } = deps;
   const active = new Map<number, Active>();
   // An item over the input limits (stored before they existed) is not sent to the judge: a million
   // contexts would be a million calls. It is skipped with the reason 'over_limit'.

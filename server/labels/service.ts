@@ -65,10 +65,9 @@ type Touch = (responseId: number) => void;
  * `group` (group-commit.ts): `outermost` tells whether the transaction in progress is the group
  * commit's alone (writes in it follow the kept values at once, since a failed group commit drops
  * them all); save-and-next runs in it without a savepoint (`withoutSavepoint`: it refuses what it
- * refuses before its first change). Without a group, every write is a transaction of its own.
+ * refuses before its first change). With no group open, every write is a transaction of its own.
  */
-export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
-  group: Pick<GroupCommit, 'outermost' | 'withoutSavepoint'> = { outermost: () => false, withoutSavepoint: (write) => db.transaction(write)() }) {
+export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache, group: Pick<GroupCommit, 'outermost' | 'withoutSavepoint'>) {
   const q = labelQueries(db);
   const open = keptOpenDisagreements(db, derived);
   const writable = writableGuard(db);
@@ -183,11 +182,11 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
       const result = write(w.touch, ...args);
       return [result, w.done()];
     };
-    const tx = db.transaction(run);
+    const inTransaction = savepoint ? db.transaction(run) : (...args: A) => group.withoutSavepoint(() => run(...args));
     let outer = false;
     return (...args: A): R => {
       outer = db.inTransaction && !group.outermost();
-      const [result, committed] = savepoint ? tx(...args) : group.withoutSavepoint(() => run(...args));
+      const [result, committed] = inTransaction(...args);
       committed();
       return result;
     };
