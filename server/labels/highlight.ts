@@ -1,6 +1,8 @@
 // Marks the words of the question and ground truth where they occur in a retrieved context, so an
 // expert sees at a glance whether a context is about the question. Latin words of 3+ letters match
-// whole-word and case-insensitively; Chinese text matches by character pairs (bigrams).
+// whole-word and case-insensitively; Chinese text matches by character pairs (bigrams). A Latin
+// word written against Chinese text ("API调用", "RAG系统") is a word like any other: cut into
+// letter pairs, it would mark "ap" and "pi" inside every English word of the contexts.
 import { escapeHtml, type SafeHtml } from '../http/html.ts';
 
 export type Segment = { text: string; mark: boolean };
@@ -57,24 +59,29 @@ function runEnd(text: string, i: number, mask: number, want: number): number {
 
 export function highlightTerms(...texts: string[]): HighlightTerms {
   const words = new Set<string>(), bigrams = new Set<string>();
+  const HAN_LETTER = LETTER | HAN_CHAR;
   for (const text of texts) {
     // Lowercased as a whole (not per character) so that context-dependent mappings such as the
     // Greek final sigma come out as the user typed them.
     const lower = text.toLowerCase();
     for (let i = 0; i < lower.length;) {
       const start = i;
-      i = runEnd(lower, i, LETTER, LETTER); // a run of letters and numbers, any script
-      if (i === start) { i += codePointAt(lower, i) > 0xffff ? 2 : 1; continue; }
-      if (runEnd(lower, start, LETTER | HAN_CHAR, LETTER) < i) { // it holds a Han character: its bigrams
-        for (let k = start; ;) {
-          const j = k + (codePointAt(lower, k) > 0xffff ? 2 : 1);
-          if (j >= i) break;
-          bigrams.add(lower.slice(k, j + (codePointAt(lower, j) > 0xffff ? 2 : 1)));
-          k = j;
+      const k = classOf(codePointAt(lower, i)) & HAN_LETTER;
+      if (k === HAN_LETTER) {
+        // A run of Han characters: its character pairs. Letters next to it (API调用) are a word of their own.
+        i = runEnd(lower, i, HAN_LETTER, HAN_LETTER);
+        for (let a = start; ;) {
+          const b = a + (codePointAt(lower, a) > 0xffff ? 2 : 1);
+          if (b >= i) break;
+          bigrams.add(lower.slice(a, b + (codePointAt(lower, b) > 0xffff ? 2 : 1)));
+          a = b;
         }
-      } else {
+      } else if (k === LETTER) {
+        i = runEnd(lower, i, HAN_LETTER, LETTER); // a run of other letters and numbers, up to a Han character
         const w = lower.slice(start, i);
         if (w.length >= 3 && !STOP.has(w)) words.add(w);
+      } else {
+        i += codePointAt(lower, i) > 0xffff ? 2 : 1;
       }
     }
   }

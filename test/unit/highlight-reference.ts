@@ -1,19 +1,27 @@
 // The highlighter as it was before it moved to character tables (commit deca79d), kept only as the
-// reference the faster one must agree with (test/unit/highlight.test.ts). Not a test file itself.
+// reference the faster one must agree with (test/unit/highlight.test.ts), with one rule changed
+// since (referenceTerms, below). Not a test file itself.
 export type Segment = { text: string; mark: boolean };
 
 const STOP = new Set(['the', 'and', 'for', 'are', 'was', 'what', 'which', 'who', 'how', 'does', 'did', 'with', 'from', 'that', 'this', 'your', 'you', 'can', 'not', 'have', 'has', 'will', 'into', 'about', 'when', 'where']);
 const HAN = /\p{Script=Han}/u;
 
+// Since 2026-12-02 a run of letters that holds Han characters is cut into its Han and its other
+// parts: the Han parts give character pairs, the others are words (before, the whole run gave
+// pairs, so "api调用" gave "ap" and "pi", which marked pieces of unrelated English words).
+const PART = /\p{Script=Han}+|(?:(?!\p{Script=Han})[\p{L}\p{N}])+/gu;
+
 export function referenceTerms(...texts: string[]): { words: Set<string>; bigrams: Set<string> } {
   const words = new Set<string>(), bigrams = new Set<string>();
   for (const text of texts) {
     for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
-      const w = m[0];
-      if (HAN.test(w)) {
-        const chars = [...w].filter((c) => HAN.test(c) || /[\p{L}\p{N}]/u.test(c));
-        for (let i = 0; i + 1 < chars.length; i++) bigrams.add(chars[i]! + chars[i + 1]!);
-      } else if (w.length >= 3 && !STOP.has(w)) words.add(w);
+      for (const part of m[0].matchAll(PART)) {
+        const w = part[0];
+        if (HAN.test(w)) {
+          const chars = [...w];
+          for (let i = 0; i + 1 < chars.length; i++) bigrams.add(chars[i]! + chars[i + 1]!);
+        } else if (w.length >= 3 && !STOP.has(w)) words.add(w);
+      }
     }
   }
   return { words, bigrams };

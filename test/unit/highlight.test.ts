@@ -21,6 +21,15 @@ describe('highlight', () => {
       .toBe('[Annual] [leave] requests go through the OA [system]; leaves are rare.');
   });
 
+  it('takes a Latin word written against Chinese text as a word, not as letter pairs', () => {
+    const terms = highlightTerms('如何配置API密钥？', 'RAG系统的embedding模型');
+    expect([...terms.words].sort()).toEqual(['api', 'embedding', 'rag']);
+    expect([...terms.bigrams].sort()).toEqual(['何配', '如何', '密钥', '模型', '系统', '统的', '配置']);
+    // No "ap", "pi" or "ra" inside other English words; "embeddings" is not the word "embedding".
+    expect(show(highlight('Open the API page; rapid apps. 配置密钥 in the RAG 系统; embeddings', terms)))
+      .toBe('Open the [API] page; rapid apps. [配置密钥] in the [RAG] [系统]; embeddings');
+  });
+
   it('keeps the text intact, markup characters included', () => {
     const text = '<script>alert("leave")</script>';
     expect(highlight(text, highlightTerms('leave')).map((s) => s.text).join('')).toBe(text);
