@@ -17,6 +17,8 @@ const LETTER_OR_NUMBER = /[\p{L}\p{N}]/u;
 // toLowerCase() per character cost far more than a table read. Characters beyond the BMP (rare)
 // take the slow path every time.
 const LETTER = 1, HAN_CHAR = 2, KNOWN = 4;
+/** A Han character that is a letter: what character pairs are made of. */
+const HAN_LETTER = LETTER | HAN_CHAR;
 const bmpClass = new Uint8Array(0x10000);
 const bmpLower = new Int32Array(0x10000).fill(-2); // -2: not computed yet
 
@@ -46,6 +48,11 @@ function codePointAt(text: string, i: number): number {
   return lo < 0xdc00 || lo > 0xdfff ? hi : ((hi - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
 }
 
+/** The offset of the character after the one at UTF-16 offset i. */
+function nextAt(text: string, i: number): number {
+  return i + (codePointAt(text, i) > 0xffff ? 2 : 1);
+}
+
 /** The end (UTF-16 offset) of the run of characters whose class, under `mask`, is `want`, from offset i. */
 function runEnd(text: string, i: number, mask: number, want: number): number {
   const n = text.length;
@@ -59,7 +66,6 @@ function runEnd(text: string, i: number, mask: number, want: number): number {
 
 export function highlightTerms(...texts: string[]): HighlightTerms {
   const words = new Set<string>(), bigrams = new Set<string>();
-  const HAN_LETTER = LETTER | HAN_CHAR;
   for (const text of texts) {
     // Lowercased as a whole (not per character) so that context-dependent mappings such as the
     // Greek final sigma come out as the user typed them.
@@ -70,18 +76,13 @@ export function highlightTerms(...texts: string[]): HighlightTerms {
       if (k === HAN_LETTER) {
         // A run of Han characters: its character pairs. Letters next to it (API调用) are a word of their own.
         i = runEnd(lower, i, HAN_LETTER, HAN_LETTER);
-        for (let a = start; ;) {
-          const b = a + (codePointAt(lower, a) > 0xffff ? 2 : 1);
-          if (b >= i) break;
-          bigrams.add(lower.slice(a, b + (codePointAt(lower, b) > 0xffff ? 2 : 1)));
-          a = b;
-        }
+        for (let a = start, b = nextAt(lower, a); b < i; a = b, b = nextAt(lower, b)) bigrams.add(lower.slice(a, nextAt(lower, b)));
       } else if (k === LETTER) {
         i = runEnd(lower, i, HAN_LETTER, LETTER); // a run of other letters and numbers, up to a Han character
         const w = lower.slice(start, i);
         if (w.length >= 3 && !STOP.has(w)) words.add(w);
       } else {
-        i += codePointAt(lower, i) > 0xffff ? 2 : 1;
+        i = nextAt(lower, i);
       }
     }
   }
@@ -204,11 +205,11 @@ function markUnits(text: string, m: Matcher): Uint8Array | null {
           break;
         }
         const cp = codePointAt(text, i);
-        if ((classOf(cp) & (LETTER | HAN_CHAR)) !== LETTER) break;
+        if ((classOf(cp) & HAN_LETTER) !== LETTER) break;
         ascii = false;
         i += cp > 0xffff ? 2 : 1;
       }
-      if (i === start) { i += codePointAt(text, i) > 0xffff ? 2 : 1; continue; }
+      if (i === start) { i = nextAt(text, i); continue; }
       // An ASCII run lowercases to an ASCII word of the same length: most are ruled out by the filter.
       if (ascii && (m.asciiWordKeys[Math.min(i - start, MAX_WORD_KEY_LENGTH)]! & (1 << (text.charCodeAt(start) & 31))) === 0) continue;
       const word = ascii ? text.slice(start, i).toLowerCase() : lowerEach(text.slice(start, i));
