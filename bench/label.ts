@@ -19,7 +19,9 @@
  * Before the load, a probe expert labels --probe items one at a time through an in-process copy of
  * the app, to count SQL statements per request and give the unloaded latency. --profile writes a
  * V8 CPU profile of the goldset server child, prints where its time went and keeps the profile in
- * the system temp folder.
+ * the system temp folder. BENCH_SERVER_FLAGS (environment, space-separated) adds Node or V8 flags
+ * to the goldset server child only, e.g. "--perf-basic-prof-only-functions" so that `perf record -p
+ * <pid>` (the pid is printed) names JavaScript frames, or "--log-deopt --logfile=…" (bench/README.md).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -87,6 +89,8 @@ const REPEAT = Math.max(1, intArg('repeat', 3, 0));
 const PROBE = intArg('probe', 200, 0);
 const MODE = strArg('mode', ['follow', 'slices'] as const, 'follow');
 const PROFILE = flag('profile');
+/** Node or V8 flags for the goldset server child only (see the header). */
+const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic data (bench/common.ts: prng, sentence ending in 。 or .)
@@ -421,7 +425,8 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   try {
     console.log(`label bench: ${RESPONSES} responses, ${CONNECTIONS} connections (one expert each), ${WARMUP} s warm-up + ${DURATION} s, ` +
-      `${REPEAT} repetition(s), mode ${MODE}, node ${process.version}, ${os.cpus().length} CPU(s)`);
+      `${REPEAT} repetition(s), mode ${MODE}, node ${process.version}, ${os.cpus().length} CPU(s)` +
+      (SERVER_FLAGS.length ? `, goldset server flags: ${SERVER_FLAGS.join(' ')}` : ''));
     let t = process.hrtime.bigint();
     const s = await setup(dbFile);
     console.log(`  setup: ${RESPONSES} samples + responses, ${CONNECTIONS + 1} experts in ${(ms(t) / 1000).toFixed(1)} s ` +
@@ -439,7 +444,7 @@ async function main(): Promise<void> {
     }
     s.db.close();
 
-    const goldset = await startServer('goldset', dbFile, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
+    const goldset = await startServer('goldset', dbFile, [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...SERVER_FLAGS]);
     children.push(goldset);
     const bare = await startServer('bare');
     children.push(bare);
@@ -600,7 +605,7 @@ async function main(): Promise<void> {
       summary,
       withinTarget: verdict === 'within target',
       checksPassed: ok,
-      responses: RESPONSES, connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, repeat: REPEAT, mode: MODE,
+      responses: RESPONSES, connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, repeat: REPEAT, mode: MODE, serverFlags: SERVER_FLAGS,
       bareReqPerSec: Math.round(bareRps),
       goldsetReqPerSec: Math.round(goldRps),
       ratio: Number(ratio.toFixed(3)), targetRatio: TARGET_RATIO,
