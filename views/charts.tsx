@@ -5,7 +5,7 @@
 // Colours are the Okabe–Ito palette (safe for the common colour-vision deficiencies); text and
 // axes use currentColor so they follow the page's text colour.
 
-import type { ComponentChildren } from 'preact';
+import type { Children } from './jsx-runtime.ts';
 import { quantileSorted } from '../server/stats/index.ts';
 import type { Confusion } from '../server/stats/index.ts';
 
@@ -100,7 +100,7 @@ function kthSmallest(a: Float64Array, k: number): number {
   return a[k]!;
 }
 
-function Frame({ labels, kind, children }: { labels: BaseLabels; kind: string; children: ComponentChildren }) {
+function Frame({ labels, kind, children }: { labels: BaseLabels; kind: string; children: Children }) {
   return (
     <svg class={`chart chart-${kind}`} viewBox={`0 0 ${W} ${H}`} width="100%" preserveAspectRatio="xMidYMid meet" role="img" aria-label={labels.title} xmlns="http://www.w3.org/2000/svg">
       <title>{labels.title}</title>

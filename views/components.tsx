@@ -1,5 +1,5 @@
 // Small shared pieces of form and list markup, so every form labels and reports errors the same way.
-import type { ComponentChildren } from 'preact';
+import type { Children } from './jsx-runtime.ts';
 import type { FieldErrors } from '../server/http/forms.ts';
 
 export function Csrf({ token }: { token: string }) {
@@ -11,7 +11,7 @@ interface FieldProps {
   label: string;
   errors?: FieldErrors | undefined;
   hint?: string | undefined;
-  children: ComponentChildren;
+  children: Children;
   id?: string | undefined;
 }
 
@@ -37,6 +37,6 @@ export function StatusBadge({ status, label }: { status: string; label: string }
   return <span class={`badge status-${status}`}>{label}</span>;
 }
 
-export function Kbd({ children }: { children: ComponentChildren }) {
+export function Kbd({ children }: { children: Children }) {
   return <kbd>{children}</kbd>;
 }

@@ -1,5 +1,5 @@
 // The page shell: header with navigation, language switch and the signed-in user; htmx and app.js.
-import type { ComponentChildren } from 'preact';
+import type { Children } from './jsx-runtime.ts';
 import type { Locale, T } from '../server/i18n/index.ts';
 import type { CurrentUser } from '../server/http/context.ts';
 
@@ -14,12 +14,12 @@ export interface PageContext {
   flash?: string | undefined;
 }
 
-function NavLink({ href, current, children }: { href: string; current: string; children: ComponentChildren }) {
+function NavLink({ href, current, children }: { href: string; current: string; children: Children }) {
   const active = current === href || current.startsWith(href + '/');
   return <a href={href} class={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>{children}</a>;
 }
 
-export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title: string; children: ComponentChildren; wide?: boolean }) {
+export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title: string; children: Children; wide?: boolean }) {
   const { t, user } = ctx;
   return (
     <html lang={ctx.locale === 'zh' ? 'zh-CN' : 'en'}>

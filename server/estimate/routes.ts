@@ -2,7 +2,7 @@
 // the dataset overview show.
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { VNode } from 'preact';
+import type { Html } from '../../views/jsx-runtime.ts';
 import type { AppContext } from '../app-context.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import type { Criterion } from '../criteria/queries.ts';
@@ -47,7 +47,7 @@ export interface SectionState { criterion: Criterion; run: RunRow; part: string;
 
 /** The true-score section of the calibration page for its criterion, run and threshold. */
 export function estimateSection(app: AppContext, req: Request, ctx: PageContext, dataset: DatasetRow, state: SectionState,
-  draw?: { values: DrawFormValues; errors?: FieldErrors }): VNode {
+  draw?: { values: DrawFormValues; errors?: FieldErrors }): Html {
   const q = SectionQuery.parse(req.query ?? {});
   const systems = [...systemNames(app, dataset.id)];
   const estimate = (system: string | null) => app.estimates.estimate({ criterion: state.criterion, run: state.run, system, threshold: state.threshold, halfWidth: q.h });

@@ -2,7 +2,7 @@
 import type { Request, Response } from 'express';
 import type { PageContext } from '../../views/layout.tsx';
 import { ErrorPage } from '../../views/layout.tsx';
-import { h } from 'preact';
+import { jsx } from '../../views/jsx-runtime.ts';
 import { sendDocument, sendHtml, wantsFragment } from './render.ts';
 
 const contexts = new WeakMap<Request, PageContext>();
@@ -23,7 +23,7 @@ export function pageContext(req: Request): PageContext {
 
 export function sendError(req: Request, res: Response, status: number, message: string): void {
   if (wantsFragment(req)) {
-    sendHtml(res, h('div', { class: 'alert', role: 'alert' }, message), status);
+    sendHtml(res, jsx('div', { class: 'alert', role: 'alert', children: message }), status);
     return;
   }
   sendDocument(res, ErrorPage({ ctx: pageContext(req), status, message }), status);

@@ -1,23 +1,22 @@
-// One place decides whether a request gets a full page or an htmx fragment, and renders TSX to HTML.
+// One place decides whether a request gets a full page or an htmx fragment, and sends a view's HTML.
 import type { Request, Response } from 'express';
-import type { VNode } from 'preact';
-import { render } from 'preact-render-to-string';
+import { renderHtml, type Html } from '../../views/jsx-runtime.ts';
 
 /** htmx asks for fragments; history restores and plain navigation want the whole page. */
 export function wantsFragment(req: Request): boolean {
   return req.get('HX-Request') === 'true' && req.get('HX-History-Restore-Request') !== 'true';
 }
 
-export function sendHtml(res: Response, node: VNode, status = 200): void {
-  res.status(status).vary('HX-Request').type('html').send(render(node));
+export function sendHtml(res: Response, node: Html | null, status = 200): void {
+  res.status(status).vary('HX-Request').type('html').send(renderHtml(node));
 }
 
-export function sendDocument(res: Response, node: VNode, status = 200): void {
-  res.status(status).vary('HX-Request').type('html').send('<!doctype html>' + render(node));
+export function sendDocument(res: Response, node: Html | null, status = 200): void {
+  res.status(status).vary('HX-Request').type('html').send('<!doctype html>' + renderHtml(node));
 }
 
 /** Full page for normal requests, the named fragment for htmx ones. */
-export function sendPageOrFragment(req: Request, res: Response, page: () => VNode, fragment: () => VNode, status = 200): void {
+export function sendPageOrFragment(req: Request, res: Response, page: () => Html | null, fragment: () => Html | null, status = 200): void {
   if (wantsFragment(req)) sendHtml(res, fragment(), status);
   else sendDocument(res, page(), status);
 }

@@ -18,6 +18,7 @@ import { HistoryList, LabelStart, type HistoryItem } from '../../views/pages/lab
 import type { HistoryPage, HistoryState } from './history.ts';
 import { choices } from '../criteria/values.ts';
 import { waitingFor } from '../datasets/waiting.ts';
+import type { Html } from '../../views/jsx-runtime.ts';
 
 const RECENT = 5;
 const HISTORY_PAGE = 50;
@@ -89,7 +90,7 @@ export function labelRoutes(app: AppContext): Router {
     };
   }
 
-  function render(req: Request, res: Response, dataset: DatasetRow, node: preact.VNode, status = 200) {
+  function render(req: Request, res: Response, dataset: DatasetRow, node: Html, status = 200) {
     if (wantsFragment(req)) return sendHtml(res, node, status);
     sendDocument(res, LabelPage({ ctx: pageContext(req), dataset, children: node }), status);
   }

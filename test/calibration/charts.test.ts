@@ -1,6 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { h } from 'preact';
-import { render } from 'preact-render-to-string';
+import { jsx, renderHtml } from '../../views/jsx-runtime.ts';
 import { binaryConfusionMatrix, ConfusionHeatmap, fixedSubset, idUnit, KappaThresholdChart, ScoreByLabelChart, ScoreHistogram } from '../../views/charts.tsx';
 import type { ChartPoint } from '../../views/charts.tsx';
 import { kappaCurve } from '../../server/calibration/report.ts';
@@ -24,24 +23,24 @@ describe('ScoreByLabelChart', () => {
   const labels = { title: 'Judge score by expert label', xAxis: 'Expert', yAxis: 'Judge score', threshold: 'Threshold' };
 
   it('draws one jittered dot per item, the same on every render', () => {
-    const html = render(h(ScoreByLabelChart, { points, groups, labels, threshold: 0.5 }));
+    const html = renderHtml(jsx(ScoreByLabelChart, { points, groups, labels, threshold: 0.5 }));
     expectSafeSvg(html, labels.title);
     expect(count(html, 'class="point"')).toBe(40);
     expect(html).toContain('Pass &lt;b>');
     expect(html).toContain('不通过');
     expect(html).toContain('Threshold 0.5');
-    expect(render(h(ScoreByLabelChart, { points, groups, labels, threshold: 0.5 }))).toBe(html);
+    expect(renderHtml(jsx(ScoreByLabelChart, { points, groups, labels, threshold: 0.5 }))).toBe(html);
   });
 
   it('ignores items whose label is not shown, and draws a fixed subset above maxPoints', () => {
     const extra = [...points, { id: 99, score: 0.5, gold: 'other' }];
-    const html = render(h(ScoreByLabelChart, { points: extra, groups, labels: { ...labels, subsample: (s: number, t: number) => `${s} of ${t}` }, maxPoints: 15 }));
+    const html = renderHtml(jsx(ScoreByLabelChart, { points: extra, groups, labels: { ...labels, subsample: (s: number, t: number) => `${s} of ${t}` }, maxPoints: 15 }));
     expect(count(html, 'class="point"')).toBe(15);
     expect(html).toContain('15 of 40');
   });
 
   it('escapes a hostile title', () => {
-    const html = render(h(ScoreByLabelChart, { points, groups, labels: { ...labels, title: '"><script>alert(1)</script>' } }));
+    const html = renderHtml(jsx(ScoreByLabelChart, { points, groups, labels: { ...labels, title: '"><script>alert(1)</script>' } }));
     expect(html).not.toContain('<script');
     expect(html).toContain('&lt;script');
   });
@@ -53,7 +52,7 @@ describe('ConfusionHeatmap', () => {
   it('draws a 2×2 binary matrix with counts and row shares', () => {
     const matrix = binaryConfusionMatrix({ tp: 6, fp: 2, tn: 8, fn: 4 });
     expect(matrix).toEqual([[6, 4], [2, 8]]);
-    const html = render(h(ConfusionHeatmap, { matrix, rowLabels: ['Pass <b>', 'Fail'], colLabels: ['通过', '不通过'], labels }));
+    const html = renderHtml(jsx(ConfusionHeatmap, { matrix, rowLabels: ['Pass <b>', 'Fail'], colLabels: ['通过', '不通过'], labels }));
     expectSafeSvg(html, 'Confusion');
     expect(count(html, 'class="cell-rect"')).toBe(4);
     expect(html).toContain('>60%<');
@@ -61,7 +60,7 @@ describe('ConfusionHeatmap', () => {
   });
 
   it('draws k×k cells', () => {
-    const html = render(h(ConfusionHeatmap, { matrix: [[1, 2, 0], [0, 3, 1], [2, 0, 0]], rowLabels: ['a', 'b', 'c'], colLabels: ['a', 'b', 'c'], labels }));
+    const html = renderHtml(jsx(ConfusionHeatmap, { matrix: [[1, 2, 0], [0, 3, 1], [2, 0, 0]], rowLabels: ['a', 'b', 'c'], colLabels: ['a', 'b', 'c'], labels }));
     expect(count(html, 'class="cell-rect"')).toBe(9);
   });
 });
@@ -70,7 +69,7 @@ describe('ScoreHistogram', () => {
   const labels = { title: 'Scores by expert label', xAxis: 'Judge score', yAxis: 'Items' };
 
   it('draws one bar per bin and label, counting every item once', () => {
-    const html = render(h(ScoreHistogram, { points, groups, labels, bins: 12 }));
+    const html = renderHtml(jsx(ScoreHistogram, { points, groups, labels, bins: 12 }));
     expectSafeSvg(html, labels.title);
     expect(count(html, 'class="bar"')).toBe(24);
     const total = [...html.matchAll(/: (\d+)<\/title>/g)].reduce((s, m) => s + Number(m[1]), 0);
@@ -79,8 +78,8 @@ describe('ScoreHistogram', () => {
   });
 
   it('keeps the number of bins between 10 and 20', () => {
-    expect(count(render(h(ScoreHistogram, { points, groups, labels, bins: 4 })), 'class="bar"')).toBe(20);
-    expect(count(render(h(ScoreHistogram, { points, groups, labels, bins: 50 })), 'class="bar"')).toBe(40);
+    expect(count(renderHtml(jsx(ScoreHistogram, { points, groups, labels, bins: 4 })), 'class="bar"')).toBe(20);
+    expect(count(renderHtml(jsx(ScoreHistogram, { points, groups, labels, bins: 50 })), 'class="bar"')).toBe(40);
   });
 });
 
@@ -89,7 +88,7 @@ describe('KappaThresholdChart', () => {
   const scores = points.map((p) => p.score), pass = points.map((p) => p.gold === '1');
 
   it('draws the curve with markers at the threshold in use and the best one', () => {
-    const html = render(h(KappaThresholdChart, { curve: kappaCurve(scores, pass, 51), threshold: 0.5, best: { threshold: 0.3, kappa: 0.2 }, labels }));
+    const html = renderHtml(jsx(KappaThresholdChart, { curve: kappaCurve(scores, pass, 51), threshold: 0.5, best: { threshold: 0.3, kappa: 0.2 }, labels }));
     expectSafeSvg(html, labels.title);
     expect(count(html, 'class="kappa-line"')).toBe(1);
     expect(count(html, 'class="current-threshold"')).toBe(1);
@@ -98,7 +97,7 @@ describe('KappaThresholdChart', () => {
 
   it('breaks the line where kappa is undefined instead of drawing zero', () => {
     const curve = [0, 0.25, 0.5, 0.75, 1].map((t, i) => ({ threshold: t, kappa: i === 2 ? null : 0.1 * i }));
-    const html = render(h(KappaThresholdChart, { curve, threshold: 0.5, best: null, labels }));
+    const html = renderHtml(jsx(KappaThresholdChart, { curve, threshold: 0.5, best: null, labels }));
     expect(count(html, 'class="kappa-line"')).toBe(2);
     expect(html).not.toContain('class="best-threshold"');
   });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { h } from 'preact';
-import { render } from 'preact-render-to-string';
+import { jsx, renderHtml } from '../../views/jsx-runtime.ts';
 import { highlight, highlightHtml, highlightTerms } from '../../server/labels/highlight.ts';
 import { createRng } from '../../server/stats/bootstrap.ts';
 import { Highlighted } from '../../views/pages/label.tsx';
@@ -85,7 +84,7 @@ describe('highlight agrees with the implementation it replaced', () => {
         const context = randomText(rng, Math.floor(rng() * 40));
         const expected = referenceHighlight(context, reference);
         expect(highlight(context, terms), JSON.stringify({ question, truth, context })).toEqual(expected);
-        expect(highlightHtml(context, terms)).toBe(render(h(Highlighted, { segments: expected })));
+        expect(highlightHtml(context, terms)).toBe(renderHtml(jsx(Highlighted, { segments: expected })));
       }
     }
   });

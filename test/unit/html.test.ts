@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { h, type VNode } from 'preact';
-import { render } from 'preact-render-to-string';
+import { jsx, renderHtml } from '../../views/jsx-runtime.ts';
 import { escapeHtml, rawHtml, renderedHtml } from '../../server/http/html.ts';
+
+const h = (tag: string, props: Record<string, unknown> | null, ...children: unknown[]) => jsx(tag, { ...props, children });
 
 describe('escapeHtml', () => {
   it('escapes a script tag so that it is shown, not run', () => {
@@ -19,17 +20,23 @@ describe('escapeHtml', () => {
 
   it('gives what a view renders for the same text, as text and as an attribute value', () => {
     const text = `<img src=x onerror="alert('x')"> & 测试 "q" <`;
-    expect(escapeHtml(text)).toBe(render(h('p', null, text)).slice(3, -4));
-    expect(`<p title="${escapeHtml(text)}"></p>`).toBe(render(h('p', { title: text })));
+    expect(escapeHtml(text)).toBe(renderHtml(h('p', null, text)).slice(3, -4));
+    expect(`<p title="${escapeHtml(text)}"></p>`).toBe(renderHtml(h('p', { title: text })));
   });
 
   it('is put into a view unchanged by rawHtml, without a wrapping element', () => {
-    expect(render(h('p', null, 'a', rawHtml(escapeHtml('<b>&')), h('i', null, 'c')))).toBe('<p>a&lt;b>&amp;<i>c</i></p>');
+    expect(renderHtml(h('p', null, 'a', rawHtml(escapeHtml('<b>&')), h('i', null, 'c')))).toBe('<p>a&lt;b>&amp;<i>c</i></p>');
   });
 
   it('comes out of renderedHtml as the view renders it, escaped', () => {
-    const node = h('p', { class: '"x"' }, '<script>') as VNode;
-    expect(renderedHtml(node)).toBe(render(node));
-    expect(render(h('div', null, rawHtml(renderedHtml(node))))).toBe(`<div>${render(node)}</div>`);
+    const node = h('p', { class: '"x"' }, '<script>');
+    expect(renderedHtml(node)).toBe('<p class="&quot;x&quot;">&lt;script></p>');
+    expect(renderHtml(h('div', null, rawHtml(renderedHtml(node))))).toBe(`<div>${renderHtml(node)}</div>`);
+  });
+
+  it('cannot be faked: a string that looks like markup stays text, and any other object is refused', () => {
+    expect(renderHtml(h('p', null, '<b>x</b>'))).toBe('<p>&lt;b>x&lt;/b></p>');
+    expect(() => h('p', null, { html: '<b>', toString: () => '<b>' })).toThrow(TypeError);
+    expect(() => h('p', { title: { toString: () => '"><script>' } })).toThrow(TypeError);
   });
 });

@@ -12,6 +12,7 @@ import type { Part } from '../../server/calibration/service.ts';
 import { BestThresholdButton, CalibrationSuggestions, type SuggestionsView } from './calibration-suggest.tsx';
 import { HoldoutLookNote, type HoldoutLookView } from './holdout-looks.tsx';
 import { binaryConfusionMatrix, ConfusionHeatmap, KappaThresholdChart, ScoreByLabelChart, ScoreHistogram, type ChartPoint } from '../charts.tsx';
+import type { Html } from '../jsx-runtime.ts';
 
 export interface ReportState { criterion: Criterion; run: RunRow; part: Part; threshold: number }
 
@@ -39,7 +40,7 @@ export function ReportBody({ ctx, dataset, state, report, points, curve, looks =
   ctx: PageContext; dataset: DatasetRow; state: ReportState; report: CalibrationReport; points: ChartPoint[];
   curve: { threshold: number; kappa: number | null }[] | null; looks?: HoldoutLookView | null;
   /** What leads the report: the true-score section (views/pages/estimate.tsx). */
-  lead?: preact.VNode | null;
+  lead?: Html | null;
 }) {
   const { t } = ctx;
   const c = state.criterion;
@@ -115,7 +116,7 @@ export function ReportBody({ ctx, dataset, state, report, points, curve, looks =
 }
 
 export function CalibrationPage({ ctx, dataset, criteria, runs, state, body, suggestions = null, contextsHref }: {
-  ctx: PageContext; dataset: DatasetRow; criteria: Criterion[]; runs: RunRow[]; state: ReportState | null; body: preact.VNode | null;
+  ctx: PageContext; dataset: DatasetRow; criteria: Criterion[]; runs: RunRow[]; state: ReportState | null; body: Html | null;
   suggestions?: SuggestionsView | null;
   /** The per-context report, when the dataset has per-context criteria. */
   contextsHref?: string | undefined;

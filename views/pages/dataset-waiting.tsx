@@ -3,11 +3,12 @@
 import type { PageContext } from '../layout.tsx';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { LabellingSummary } from './dataset.tsx';
+import type { Html } from '../jsx-runtime.ts';
 
 export function WaitingCard({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetRow; s: LabellingSummary }) {
   const { t } = ctx;
   const w = s.waiting;
-  const items: preact.VNode[] = [];
+  const items: Html[] = [];
   if (s.responses === 0) items.push(<li>{t('fh.wait_no_responses')} <a href={`/datasets/${dataset.id}/import`}>{t('action.import')}</a></li>);
   else if (s.criteria === 0) items.push(<li>{t('fh.wait_no_criteria')} <a href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a></li>);
   else if (w.labelsLeft > 0) items.push(<li><strong>{w.labelsLeft}</strong> {t('fh.wait_labels')} {w.canLabel && <span class="sub">{t('fh.wait_you_can_label')}</span>}</li>);

@@ -9,6 +9,7 @@ import { can } from '../../server/http/security.ts';
 import { clip, LIMITS } from '../../server/limits.ts';
 import type { Waiting } from '../../server/datasets/waiting.ts';
 import { WaitingCard } from './dataset-waiting.tsx';
+import type { Html } from '../jsx-runtime.ts';
 
 export interface ListState {
   q: string;
@@ -193,7 +194,7 @@ function LabellingBar({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetR
 
 export function DatasetPage({ ctx, dataset, list, state, quickAdd, labelling, trueScore }: {
   ctx: PageContext; dataset: DatasetRow; list: SampleList; state: ListState; quickAdd?: { values?: QuickAddValues; errors?: FieldErrors };
-  labelling: LabellingSummary; trueScore?: preact.VNode | null;
+  labelling: LabellingSummary; trueScore?: Html | null;
 }) {
   const { t } = ctx;
   const canWrite = can(ctx.user?.role, 'expert') && !dataset.archived;

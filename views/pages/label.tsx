@@ -12,6 +12,7 @@ import { rawHtml, renderedHtml, type SafeHtml } from '../../server/http/html.ts'
 import type { T } from '../../server/i18n/index.ts';
 import { LabellingSheetLink } from './labelling-sheet.tsx';
 import type { Waiting } from '../../server/datasets/waiting.ts';
+import type { Children, Html } from '../jsx-runtime.ts';
 
 export interface WorkspaceItem {
   dataset: DatasetRow;
@@ -207,7 +208,7 @@ export interface QueueDoneView { progress: { done: number; total: number; mine: 
 
 export function NextActions({ ctx, dataset, waiting }: { ctx: PageContext; dataset: DatasetRow; waiting: Waiting }) {
   const { t } = ctx;
-  const links: preact.VNode[] = [];
+  const links: Html[] = [];
   if (waiting.canAdjudicate && waiting.disagreements > 0) {
     links.push(<a class="btn primary" href={`/datasets/${dataset.id}/disagreements`}>{t('fh.next_disagreements', { n: waiting.disagreements })}</a>);
   }
@@ -234,7 +235,7 @@ export function QueueDone({ ctx, dataset, next }: { ctx: PageContext; dataset: D
   );
 }
 
-export function LabelPage({ ctx, dataset, children }: { ctx: PageContext; dataset: DatasetRow; children: preact.ComponentChildren }) {
+export function LabelPage({ ctx, dataset, children }: { ctx: PageContext; dataset: DatasetRow; children: Children }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={`${t('label.title')} · ${dataset.name}`} wide>

@@ -18,6 +18,7 @@ import { PARTS, VERDICT_FILTERS, type Comparison, type QueueItem, type Verdict, 
 import { stateQuery, type QueueState } from '../../server/review/state.ts';
 import { reviewText, type RT } from '../../server/review/text.ts';
 import { TraceCut } from '../trace-cut.tsx';
+import type { Children } from '../jsx-runtime.ts';
 
 const BADGE: Record<VerdictFilter, string> = { none: 'badge', judge_right: 'badge run-running', expert_right: 'badge score-error', ambiguous: 'badge status-in_review', any: 'badge' };
 const QUESTION_CHARS = 140;
@@ -50,7 +51,7 @@ export function VerdictBadge({ r, verdict }: { r: RT; verdict: Verdict | undefin
   return verdict ? <span class={BADGE[verdict]}>{r(`review.verdict_${verdict}`)}</span> : <span class="badge">{r('review.unreviewed')}</span>;
 }
 
-export function Crumbs({ ctx, dataset, run, tail }: { ctx: PageContext; dataset: DatasetRow; run: RunRow; tail: preact.ComponentChildren }) {
+export function Crumbs({ ctx, dataset, run, tail }: { ctx: PageContext; dataset: DatasetRow; run: RunRow; tail: Children }) {
   const { t } = ctx;
   return (
     <nav class="crumbs" aria-label={t('nav.breadcrumbs')}>
