@@ -1,15 +1,28 @@
 // The facts the rules of server/access/permissions.ts decide on, read from the database: a user's
-// standing in a dataset (one query) and which items they have submitted their own label of.
+// standing in a dataset (one query, alone or with the dataset's row) and which items they have
+// submitted their own label of.
 import type { DB } from '../db/connection.ts';
 import type { CurrentUser } from '../http/context.ts';
+import type { DatasetRow } from '../datasets/queries.ts';
 import { PERMISSIONS, type Standing } from './permissions.ts';
+
+/** The facts of a standing as one row holds them (STANDING), beside the dataset's `archived`. */
+interface StandingColumns { standing_listed: number; standing_label: number; standing_adjudicate: number }
+
+// A user's standing in dataset `d`, once: read alone or with the dataset's row.
+const STANDING = `EXISTS (SELECT 1 FROM dataset_member l WHERE l.dataset_id = d.id AND l.can_label = 1) AS standing_listed,
+  coalesce(m.can_label, 0) AS standing_label, coalesce(m.can_adjudicate, 0) AS standing_adjudicate
+  FROM dataset d LEFT JOIN dataset_member m ON m.dataset_id = d.id AND m.user_id = @me WHERE d.id = @ds`;
+
+function standingOf(user: CurrentUser, row: StandingColumns & { archived: number }): Standing {
+  return { role: user.role, labellersListed: row.standing_listed === 1, listedLabeller: row.standing_label === 1, listedAdjudicator: row.standing_adjudicate === 1,
+    archived: row.archived === 1 };
+}
 
 export function accessFacts(db: DB) {
   const s = {
-    standing: db.prepare<{ ds: number; me: number }, { archived: number; listed: number; label: number; adjudicate: number }>(`
-      SELECT d.archived, EXISTS (SELECT 1 FROM dataset_member l WHERE l.dataset_id = d.id AND l.can_label = 1) AS listed,
-        coalesce(m.can_label, 0) AS label, coalesce(m.can_adjudicate, 0) AS adjudicate
-      FROM dataset d LEFT JOIN dataset_member m ON m.dataset_id = d.id AND m.user_id = @me WHERE d.id = @ds`),
+    standing: db.prepare<{ ds: number; me: number }, StandingColumns & { archived: number }>(`SELECT d.archived, ${STANDING}`),
+    withDataset: db.prepare<{ ds: number; me: number }, DatasetRow & StandingColumns>(`SELECT d.*, ${STANDING}`),
     submittedOwn: db.prepare<[number, number]>(`SELECT 1 FROM annotation WHERE response_id = ? AND annotator_id = ? AND state = 'submitted'`).pluck(),
     submittedItems: db.prepare<[number, number], number>(`SELECT response_id FROM annotation
       WHERE dataset_id = ? AND annotator_id = ? AND state = 'submitted'`).pluck(),
@@ -19,12 +32,22 @@ export function accessFacts(db: DB) {
   function standing(user: CurrentUser | null, datasetId: number): Standing | null {
     if (!user) return null;
     const row = s.standing.get({ ds: datasetId, me: user.id });
-    if (!row) return null;
-    return { role: user.role, labellersListed: row.listed === 1, listedLabeller: row.label === 1, listedAdjudicator: row.adjudicate === 1, archived: row.archived === 1 };
+    return row ? standingOf(user, row) : null;
   }
 
   return {
     standing,
+
+    /**
+     * The dataset's row (as datasets.get reads it) with the user's standing in it (as `standing`), in one
+     * query: what every labelling request reads first. Undefined for an unknown dataset.
+     */
+    datasetWithStanding(user: CurrentUser | null, datasetId: number): { dataset: DatasetRow; standing: Standing | null } | undefined {
+      const row = s.withDataset.get({ ds: datasetId, me: user?.id ?? 0 }); // nobody signed in: no member row, no standing
+      if (!row) return undefined;
+      const { standing_listed, standing_label, standing_adjudicate, ...dataset } = row;
+      return { dataset, standing: user ? standingOf(user, row) : null };
+    },
 
     /** Whether the user may read others' labels and the gold value of one item. */
     mayReadItemLabels(user: CurrentUser | null, datasetId: number, responseId: number): boolean {

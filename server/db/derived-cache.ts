@@ -29,12 +29,23 @@ import type { DB } from './connection.ts';
 const CAPACITY = 16;
 
 /**
- * How a kept value follows a write that touched `touched` (response ids of its dataset). Called
- * inside the write's transaction, after the write: read there what the value needs, and return
- * what to do once it has committed (update the value in place and return it, or return a new one),
- * or null when the value cannot follow this write (it is then computed again when next asked).
+ * What a write knows of a response it touched from its own statements, exactly as the database holds it
+ * once the write is done, so that a follow need not read it again. Every fact is optional: a write
+ * says what it happened to read, and a follow reads what it is not told.
  */
-export type Follow<T> = (value: T, touched: readonly number[]) => (() => T) | null;
+export interface Touched {
+  /** How many submitted annotations the response has (counted, not the queue's running count). */
+  submitted?: number;
+}
+
+/**
+ * How a kept value follows a write that touched `touched` (response ids of its dataset; `known`:
+ * what the write told of some of them, see Touched). Called inside the write's transaction, after
+ * the write: read there what the value needs, and return what to do once it has committed (update
+ * the value in place and return it, or return a new one), or null when the value cannot follow this
+ * write (it is then computed again when next asked).
+ */
+export type Follow<T> = (value: T, touched: readonly number[], known: ReadonlyMap<number, Touched>) => (() => T) | null;
 
 /**
  * The follow of a value that reads nothing a label write changes (no label, annotation, adjudication
@@ -46,8 +57,11 @@ export function unchangedByLabels<T>(value: T): () => T {
 
 /** A write in progress (see `track`). */
 export interface TrackedWrite {
-  /** Names a response the write changes. */
-  touch(responseId: number): void;
+  /**
+   * Names a response the write changes, with what the write knows of it (Touched) as it will be once
+   * the write is done; a later touch of the same response replaces what an earlier one told.
+   */
+  touch(responseId: number, known?: Touched): void;
   /** Call last inside the transaction; returns what to do once it has committed. */
   done(): () => void;
 }
@@ -108,18 +122,20 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
       if (nested || ofDataset(datasetId).length === 0) return IDLE;
       const from = version.get(datasetId);
       if (from === undefined) return IDLE;
-      const touched = new Set<number>();
+      const touched = new Map<number, Touched | undefined>();
       return {
-        touch: (responseId) => void touched.add(responseId),
+        touch: (responseId, known) => void touched.set(responseId, known),
         done() {
           const to = version.get(datasetId)!;
-          const ids = [...touched];
+          const ids = [...touched.keys()];
+          const known = new Map<number, Touched>();
+          for (const [id, facts] of touched) if (facts) known.set(id, facts);
           const plans: [Entry, (() => object) | null][] = [];
           for (const [, e] of ofDataset(datasetId)) {
             if (e.version !== from) continue;
             if (ids.length === 0) plans.push([e, null]);
             else if (e.follow) {
-              const apply = e.follow(e.value, ids);
+              const apply = e.follow(e.value, ids, known);
               if (apply) plans.push([e, apply]);
             }
           }

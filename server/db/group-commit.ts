@@ -41,6 +41,14 @@ export interface GroupCommit {
   /** Whether the group's transaction is open and is the only transaction in progress. */
   outermost(): boolean;
   /**
+   * A number naming the open group's transaction as the last request to join it found it: it changes
+   * when the transaction begins and whenever a request joins it; null while no group is open (or SQLite
+   * has ended its transaction). What a request read under a mark that is still the mark when it writes
+   * was read in the transaction it writes in, and no other request has joined since: the write need not
+   * read it again (labels/service.ts: the archived flag the labelling routes read).
+   */
+  mark(): number | null;
+  /**
    * Middleware: holds every answer written while the group is open until it has committed; if the
    * commit fails, `failed` answers instead (the error page).
    */
@@ -74,6 +82,8 @@ export interface GroupCommitOptions {
 
 export function groupCommit(db: DB, log: Logger, onRollback: () => void, { schedule = setImmediate }: GroupCommitOptions = {}): GroupCommit {
   let open = false;
+  /** Counts joins (see `mark`). */
+  let joins = 0;
   let held: Held[] = [];
   /** What made a write without a savepoint fail part-way: the group cannot commit. */
   let broken: unknown = null;
@@ -125,14 +135,17 @@ export function groupCommit(db: DB, log: Logger, onRollback: () => void, { sched
         // SQLite ends a transaction itself on some errors (a full disk, an I/O error, out of memory):
         // the group's is gone, and a write now would commit on its own. Refused, and the group fails.
         if (!db.inTransaction) throw (broken ??= new Error('the group commit\'s transaction was rolled back by SQLite'));
+        joins++;
         return;
       }
       if (db.inTransaction) return;
       db.exec('BEGIN IMMEDIATE');
       open = true;
+      joins++;
       schedule(flush);
     },
     outermost: () => open && transactionDepth(db) === 0,
+    mark: () => (open && db.inTransaction ? joins : null),
     hold: (failed) => (req, res, next) => {
       const fail = () => failed(req, res);
       // While a group is open the call is kept, to be made as it was once the group has committed;

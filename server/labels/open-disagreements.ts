@@ -4,12 +4,13 @@
 // links to the next one, so during active labelling they would be recounted over the whole dataset
 // after every save. Instead the kept figures are updated from the changed item: a write of the
 // label service touches the slots of the responses it writes to and nothing else, so the count
-// of each touched response is read again (one query each) inside the same transaction, and the
+// of each touched response is read again (one query each; none when the write counted fewer than two
+// submitted annotations of it, as a first label of an item does) inside the same transaction, and the
 // kept value moves from the version before the write to the version after it
 // (derived-cache.ts: follow, track). Any other change (an import, sqlite3, another process, a criterion
 // archived) leaves a version gap the kept value does not cover, and the next read recomputes it all.
 import type { DB } from '../db/connection.ts';
-import type { DerivedCache } from '../db/derived-cache.ts';
+import type { DerivedCache, Touched } from '../db/derived-cache.ts';
 
 const KEY = 'disagreements:open';
 
@@ -83,9 +84,13 @@ export function keptOpenDisagreements(db: DB, derived: DerivedCache) {
     return new Kept(new Map(s.all.all(datasetId).map((r) => [r.response_id, r.n])));
   }
 
-  /** Follows a tracked write: each touched response's open slots counted again (one query each). */
-  function follow(kept: Kept, touched: readonly number[]): () => Kept {
-    const counts = touched.map((id) => [id, s.ofResponse.get(id) ?? 0] as const);
+  /**
+   * Follows a tracked write: each touched response's open slots counted again (one query each), but
+   * for a response the write says has fewer than two submitted annotations: an annotation holds one
+   * value per slot, so its slots cannot hold two different submitted values (a first label of an item).
+   */
+  function follow(kept: Kept, touched: readonly number[], known: ReadonlyMap<number, Touched>): () => Kept {
+    const counts = touched.map((id) => [id, (known.get(id)?.submitted ?? 2) < 2 ? 0 : s.ofResponse.get(id) ?? 0] as const);
     return () => {
       for (const [id, n] of counts) kept.set(id, n);
       return kept;

@@ -69,7 +69,13 @@ export function labelQueries(db: DB) {
       WHERE a.response_id = ? AND a.state = 'submitted' ORDER BY a.submitted_at`),
     labelsForResponse: db.prepare<[number], LabelValueRow>(`SELECT l.* FROM label l JOIN annotation a ON a.id = l.annotation_id
       WHERE a.response_id = ? AND a.state = 'submitted'`),
-    bumpResponse: db.prepare<[number], number>('UPDATE response SET n_submitted = n_submitted + 1 WHERE id = ? RETURNING n_submitted').pluck(),
+    /**
+     * Counts a first submission in the response's running count (the queue's), and returns it with the
+     * submitted annotations counted (what the kept open disagreements are told, derived-cache.ts Touched:
+     * the running count only moves with the service's writes, and a change past it can leave it wrong).
+     */
+    bumpResponse: db.prepare<[number], { n_submitted: number; submitted: number }>(`UPDATE response SET n_submitted = n_submitted + 1 WHERE id = ?
+      RETURNING n_submitted, (SELECT count(*) FROM annotation a WHERE a.response_id = response.id AND a.state = 'submitted') AS submitted`),
     /** A submission fills a label slot while the response has no more submissions than the overlap asks for. */
     bumpSlotsWithin: db.prepare<{ ds: number; n_submitted: number }>('UPDATE dataset SET slots_filled = slots_filled + 1 WHERE id = @ds AND @n_submitted <= overlap'),
     recountResponses: db.prepare<[number]>(`UPDATE response SET n_submitted =
@@ -83,12 +89,13 @@ export function labelQueries(db: DB) {
       LEFT JOIN annotator_progress p ON p.dataset_id = d.id AND p.annotator_id = @me WHERE d.id = @ds`),
     /**
      * Reserves an item for the expert it is shown to: a fresh draft keeps the queue from handing it
-     * to others. Returns the expert's annotation, unless it is already submitted (then nothing).
+     * to others. Returns the expert's annotation, unless it is already submitted (then nothing), and
+     * whether it has label values (a draft the expert saved before; a fresh one has none).
      */
-    claim: db.prepare<{ response: number; ds: number; me: number }, AnnotationRow>(`INSERT INTO annotation (response_id, dataset_id, annotator_id, state)
-      VALUES (@response, @ds, @me, 'draft')
+    claim: db.prepare<{ response: number; ds: number; me: number }, AnnotationRow & { labelled: 0 | 1 }>(`
+      INSERT INTO annotation (response_id, dataset_id, annotator_id, state) VALUES (@response, @ds, @me, 'draft')
       ON CONFLICT (response_id, annotator_id) DO UPDATE SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE state = 'draft'
-      RETURNING *`),
+      RETURNING *, EXISTS (SELECT 1 FROM label l WHERE l.annotation_id = annotation.id) AS labelled`),
     adjudications: db.prepare<[number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j
       JOIN user u ON u.id = j.adjudicator_id WHERE j.response_id = ?`),
     adjudication: db.prepare<[number, number, number], AdjudicationRow>(`SELECT j.*, u.email AS adjudicator_email FROM adjudication j

@@ -66,7 +66,7 @@ export function readAnnotation(body: Record<string, unknown>): { input: Annotati
 
 export function labelRoutes(app: AppContext): Router {
   const r = Router();
-  const { datasets, labels, criteria, responses } = app;
+  const { labels, criteria, responses } = app;
   // Outside a transaction every statement takes and releases the database's locks itself (file and
   // shared-memory locks, a few system calls), which costs more than a small query: the four reads a
   // save makes before its write transaction are made in one read transaction, or in the group
@@ -97,8 +97,7 @@ export function labelRoutes(app: AppContext): Router {
 
   /** The dataset and whether this user may label in it: reads only, so that it can run in a read transaction. */
   function labellingAccess(req: Request, datasetId: number | undefined): LabellingAccess {
-    const dataset = datasetId === undefined ? undefined : datasets.get(datasetId);
-    return { dataset, allowed: dataset !== undefined && labels.canLabel(dataset.id, req.user) };
+    return datasetId === undefined ? { dataset: undefined, allowed: false } : labels.labellingAccess(datasetId, req.user);
   }
 
   /** The dataset when this user may label in it; otherwise answers the refusal (outside any transaction: the answer touches the session). */
@@ -131,11 +130,15 @@ export function labelRoutes(app: AppContext): Router {
     return dataset ? { dataset, target: target! } : null;
   }
 
-  /** What saving a label reads before its write (as loadTarget, with the dataset's criteria), in one read transaction. */
+  /**
+   * What saving a label reads before its write (as loadTarget, with the dataset's criteria), in one read
+   * transaction, with the group commit's mark: read in the group's transaction, the dataset's archived
+   * flag need not be read again by the write (labels/service.ts ArchivedAsRead).
+   */
   const readForSave = (req: Request) => readTogether(() => {
     const target = responses.target(idParam(req.params.rid) ?? 0);
     const access = labellingAccess(req, target?.dataset_id);
-    return { target, access, criteriaList: access.allowed ? criteria.forDataset(access.dataset!.id) : [] };
+    return { target, access, criteriaList: access.allowed ? criteria.forDataset(access.dataset!.id) : [], mark: app.group.mark() };
   });
 
   /** Answers with the item handed out (see labels.handOut), or that the queue is done. */
@@ -221,7 +224,7 @@ export function labelRoutes(app: AppContext): Router {
   }
 
   r.post('/responses/:rid/label', requireUser, (req, res) => {
-    const { target, access, criteriaList } = readForSave(req);
+    const { target, access, criteriaList, mark } = readForSave(req);
     const dataset = admit(req, res, access);
     if (!dataset || !target) return;
     const { input, version } = readAnnotation(req.body);
@@ -229,7 +232,7 @@ export function labelRoutes(app: AppContext): Router {
     try {
       // The next item comes in the answer (htmx swaps it in; a plain form is redirected to it), so it is
       // handed out in the same transaction: one commit per save-and-next.
-      handed = labels.submitAndHandOut(req.user!, target, criteriaList, input, version, dataset.overlap);
+      handed = labels.submitAndHandOut(req.user!, target, criteriaList, input, version, dataset.overlap, { archived: dataset.archived === 1, mark });
     } catch (err) {
       const ctx = pageContext(req);
       if (err instanceof LabelConflict) {

@@ -5,15 +5,16 @@ import type { MessageKey } from '../i18n/index.ts';
 import type { CurrentUser } from '../http/context.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { LabelTarget } from '../responses/queries.ts';
+import type { DatasetRow } from '../datasets/queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
 import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type DisagreementRow, type LabelValueRow } from './queries.ts';
 import { goldValue } from './gold.ts';
-import { writableGuard } from '../datasets/archived.ts';
+import { ArchivedError, writableGuard } from '../datasets/archived.ts';
 import { checkText, LIMITS } from '../limits.ts';
 import { accessFacts } from '../access/facts.ts';
 import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
 import { labelHistory } from './history.ts';
-import type { DerivedCache } from '../db/derived-cache.ts';
+import type { DerivedCache, Touched } from '../db/derived-cache.ts';
 import type { GroupCommit } from '../db/group-commit.ts';
 import { keptOpenDisagreements } from './open-disagreements.ts';
 
@@ -43,6 +44,15 @@ export interface AnnotationInput {
 /** An item handed to an expert: the response id with the expert's (reserving) annotation and its label values. */
 export interface HandedOut { responseId: number; annotation: AnnotationRow; labels: LabelValueRow[] }
 
+/**
+ * The dataset's archived flag as the caller read it, with the group commit's mark at that read
+ * (group-commit.ts `mark`). While that mark is still the mark, the write runs in the transaction that
+ * read the flag (which holds the write lock: no other connection writes) and no other request has
+ * joined it since (each joins before it writes), so nothing can have archived the dataset in between:
+ * the write refuses on the flag it is given instead of reading it again. Otherwise it reads it again.
+ */
+export interface ArchivedAsRead { archived: boolean; mark: number | null }
+
 /** The version a form showing this annotation carries: 0 while it was never submitted ("none yet"). */
 export function seenVersion(a: { state: string; version: number } | null | undefined): number {
   return a && a.state === 'submitted' ? a.version : 0;
@@ -58,8 +68,8 @@ function checkTexts(input: AnnotationInput): void {
 
 export const valueKey = (criterionId: number, contextIndex: number) => (contextIndex < 0 ? `${criterionId}` : `${criterionId}:${contextIndex}`);
 
-/** Names a response a write changes (see open-disagreements.ts). */
-type Touch = (responseId: number) => void;
+/** Names a response a write changes, with what the write knows of it (see derived-cache.ts Touched, open-disagreements.ts). */
+type Touch = (responseId: number, known?: Touched) => void;
 
 /**
  * `group` (group-commit.ts): `outermost` tells whether the transaction in progress is the group
@@ -67,7 +77,7 @@ type Touch = (responseId: number) => void;
  * them all); save-and-next runs in it without a savepoint (`withoutSavepoint`: it refuses what it
  * refuses before its first change). With no group open, every write is a transaction of its own.
  */
-export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache, group: Pick<GroupCommit, 'outermost' | 'withoutSavepoint'>) {
+export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache, group: Pick<GroupCommit, 'outermost' | 'withoutSavepoint' | 'mark'>) {
   const q = labelQueries(db);
   const open = keptOpenDisagreements(db, derived);
   const writable = writableGuard(db);
@@ -100,15 +110,22 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     return out;
   }
 
+  /** Refuses a write to an archived dataset: on the flag the caller read in this transaction (ArchivedAsRead), else on the database's. */
+  function checkWritable(datasetId: number, asRead: ArchivedAsRead | undefined): void {
+    if (asRead === undefined || asRead.mark === null || asRead.mark !== group.mark()) return writable(datasetId);
+    if (asRead.archived) throw new ArchivedError(datasetId);
+  }
+
   // Runs inside a transaction (see saveTx and submitAndHandOutTx below).
   /**
    * `expectedVersion` is the annotation version the form was read at, 0 when it showed none
    * submitted yet; null (autosaved drafts only) checks nothing. A draft is not a version: the
-   * expert's own autosave must not make the open form stale.
+   * expert's own autosave must not make the open form stale. Returns the annotation as saved and
+   * what the save learnt of the response on the way (for the kept values that follow it).
    */
   function save(user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted',
-    expectedVersion: number | null): AnnotationRow {
-    writable(response.dataset_id);
+    expectedVersion: number | null, archived?: ArchivedAsRead): { saved: AnnotationRow; known: Touched } {
+    checkWritable(response.dataset_id, archived);
     checkTexts(input);
     // Reading the contexts is only needed for per-context values, and costs more than the rest of the row.
     // Contexts beyond the limit (only in data from before the limits) are neither shown nor labelled.
@@ -136,9 +153,11 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     if (existing && state === 'submitted') before = q.takeLabels.all(existing.id).sort((a, b) => a.criterion_id - b.criterion_id || a.context_index - b.context_index);
     else if (existing) q.deleteLabels.run(existing.id);
     for (const v of values) q.insertLabel.run(saved.id, v.criterion_id, v.context_index, v.value);
+    const known: Touched = {};
     if (nextState === 'submitted' && existing?.state !== 'submitted') {
-      const submitted = q.bumpResponse.get(response.id)!;
-      q.bumpSlotsWithin.run({ ds: response.dataset_id, n_submitted: submitted });
+      const counts = q.bumpResponse.get(response.id)!;
+      q.bumpSlotsWithin.run({ ds: response.dataset_id, n_submitted: counts.n_submitted });
+      known.submitted = counts.submitted;
     }
     if (state === 'submitted') {
       audit.record({ actorId: user.id, entityType: 'label', entityId: saved.id, datasetId: response.dataset_id,
@@ -146,7 +165,7 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
         before: existing ? { values: before.map((l) => [l.criterion_id, l.context_index, l.value]), rationale: existing.rationale, corrected_answer: existing.corrected_answer } : undefined,
         after: { response: response.id, values: values.map((l) => [l.criterion_id, l.context_index, l.value]), rationale: input.rationale, corrected_answer: input.corrected_answer } });
     }
-    return saved;
+    return { saved, known };
   }
 
   // Where the queue resumes after item `after` (a skip): after a sampled item, at the next one drawn
@@ -165,7 +184,13 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), ...queuePosition(from) })?.id;
     const id = next(after) ?? (after > 0 ? next(0) : undefined); // wrap around after skipping
     if (id === undefined) return null;
-    const annotation = q.claim.get({ response: id, ds: datasetId, me: userId }) ?? q.mine.get(id, userId)!;
+    const claimed = q.claim.get({ response: id, ds: datasetId, me: userId });
+    if (claimed) {
+      // A fresh draft has no values: they are read only for a draft the expert had saved values in.
+      const { labelled, ...annotation } = claimed;
+      return { responseId: id, annotation, labels: labelled ? q.labelsOf.all(annotation.id) : [] };
+    }
+    const annotation = q.mine.get(id, userId)!;
     return { responseId: id, annotation, labels: q.labelsOf.all(annotation.id) };
   }
 
@@ -194,11 +219,11 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
 
   const saveTx = tracked((args) => args[1].dataset_id,
     (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted', expectedVersion: number | null) => {
-      const saved = save(user, response, criteria, input, state, expectedVersion);
+      const { saved, known } = save(user, response, criteria, input, state, expectedVersion);
       // Kept values read submitted labels only: an autosaved draft of an item never submitted
       // changes none of them (like a hand-out), so they move along without being followed or
       // computed again; an autosave of a submitted annotation changes counted labels.
-      if (saved.state === 'submitted') touch(response.id);
+      if (saved.state === 'submitted') touch(response.id, known);
       return saved;
     });
   // Handing out reserves an item with a draft (or refreshes the expert's own draft): drafts are not
@@ -209,9 +234,10 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
   // In a group commit without a savepoint of its own (see labelService): save() refuses (archived
   // dataset, a text too long, a value missing or invalid, a conflict) before its first change.
   const submitAndHandOutTx = tracked((args) => args[1].dataset_id,
-    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number) => {
-      touch(response.id);
-      save(user, response, criteria, input, 'submitted', expectedVersion); // checks that the dataset is writable
+    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number,
+      archived: ArchivedAsRead | undefined) => {
+      const { known } = save(user, response, criteria, input, 'submitted', expectedVersion, archived); // checks that the dataset is writable
+      touch(response.id, known);
       return handOut(response.dataset_id, user.id, overlap, 0, true); // a draft: touches nothing kept (see handOutTx)
     }, { savepoint: false });
   const adjudicateTx = tracked((args) => args[0], (touch: Touch, _datasetId: number, responseId: number, write: () => AdjudicationRow) => {
@@ -227,6 +253,12 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     canLabel(datasetId: number, user: CurrentUser | null): boolean {
       const st = facts.standing(user, datasetId);
       return st !== null && mayLabel(st);
+    },
+
+    /** The dataset, if it exists, and whether the user may label in it (as canLabel), read in one query. */
+    labellingAccess(datasetId: number, user: CurrentUser | null): { dataset: DatasetRow | undefined; allowed: boolean } {
+      const found = facts.datasetWithStanding(user, datasetId);
+      return { dataset: found?.dataset, allowed: found?.standing != null && mayLabel(found.standing) };
     },
 
     /** Whether the user adjudicates the dataset (the rule: access/permissions.ts mayAdjudicate). */
@@ -254,9 +286,13 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     submit: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null) =>
       saveTx(user, response, criteria, input, 'submitted', expectedVersion),
 
-    /** Submits and hands out the next item (see handOut) in one transaction: the workspace's "submit and next". */
-    submitAndHandOut: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number) =>
-      submitAndHandOutTx(user, response, criteria, input, expectedVersion, overlap),
+    /**
+     * Submits and hands out the next item (see handOut) in one transaction: the workspace's "submit and
+     * next". `archived`: the dataset's flag as the caller read it (ArchivedAsRead), if it did.
+     */
+    submitAndHandOut: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number,
+      archived?: ArchivedAsRead) =>
+      submitAndHandOutTx(user, response, criteria, input, expectedVersion, overlap, archived),
 
     progress(datasetId: number, userId: number) {
       const p = q.progressOf.get({ ds: datasetId, me: userId })!;

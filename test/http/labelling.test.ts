@@ -156,6 +156,21 @@ describe('labelling workspace', () => {
     expect(app.ctx.db.prepare('SELECT n_submitted FROM response WHERE id = ?').pluck().get(id)).toBe(0);
   });
 
+  it('hands out an item the expert had started with the values of their draft, and a fresh one with none', async () => {
+    const { correct } = await addCriteria(admin);
+    const [first, second, third] = responseIds();
+    await admin.get(`/datasets/${datasetId}/label`);
+    // The second item's draft, autosaved before the first was submitted: the queue hands it out next.
+    expect((await admin.post(`/responses/${second}/draft`, { [`c${correct}`]: '0', rationale: 'half-way thought' })).text).toBe('Draft saved');
+    const resumed = await submit(admin, first!, { [`c${correct}`]: '1', version: '' });
+    expect(resumed.text).toContain(`data-response="${second}"`);
+    expect(resumed.text).toContain('half-way thought');
+    expect(resumed.text).toMatch(/value="0" checked/);
+    const fresh = await submit(admin, second!, { [`c${correct}`]: '0', version: '' });
+    expect(fresh.text).toContain(`data-response="${third}"`);
+    expect(fresh.text).not.toMatch(/ checked/);
+  });
+
   it('tells the expert about a conflict when the same annotation was saved elsewhere meanwhile', async () => {
     const { correct } = await addCriteria(admin);
     const id = responseIds()[0]!;

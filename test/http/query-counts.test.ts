@@ -3,7 +3,7 @@
 // of 60 items (more than a list page holds) and 4 runs, and the SQL statements each request executes
 // are counted: the counts must be the same, so nothing runs a query per row or per run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginAs, seedScaleDataset, setupAdmin, startTestApp, type Client, type ScaleDataset, type TestApp } from '../helpers.ts';
+import { ADMIN, loginAs, seedScaleDataset, setupAdmin, startTestApp, type Client, type ScaleDataset, type TestApp } from '../helpers.ts';
 import { OPEN_SLOTS_OF_RESPONSE } from '../../server/labels/open-disagreements.ts';
 
 let app: TestApp;
@@ -149,5 +149,50 @@ describe('query plans', () => {
     expect(scans[0]).toMatch(/SEARCH r USING (COVERING )?INDEX response_sampled_queue \(dataset_id=\? AND n_submitted<\?\)/);
     expect(scans[1]).toMatch(/SEARCH r USING (COVERING )?INDEX response_queue \(dataset_id=\? AND queue_rank=\? AND n_submitted<\?\)/);
     expect(plan.join(' | ')).not.toContain('TEMP B-TREE');
+  });
+});
+
+describe('SQL per save-and-next', () => {
+  // The request experts make all day (bench/label.ts, issue #16), as the bench's probe makes it: an expert
+  // labels the item the previous answer handed them (their fresh draft), the first label of that item, and
+  // gets the next one, handed out as a new draft; the labelling page they came from keeps the dataset's
+  // open disagreements, so the save follows them. It ran 27 before issue #16: the dataset's row read apart
+  // from the user's standing in it, its archived flag read again by the write, the open slots of an item
+  // with one label counted, and the labels of a draft just created read.
+  it('runs 23 statements, BEGIN and COMMIT included (4 of them the middleware)', async () => {
+    const { ctx } = app;
+    const adminId = ctx.users.queries.byEmail(ADMIN.email)!.id;
+    const ds = ctx.datasets.create(adminId, { name: 'save and next', description: '', language: 'en', domain: '' }).id;
+    const criterion = ctx.criteria.create(adminId, ds,
+      { name: 'correct', kind: 'binary', target: 'response', options: [], scale_min: null, scale_max: null, guidelines: '' }).id;
+    const sample = ctx.db.prepare('INSERT INTO sample (dataset_id, question_key, question) VALUES (?, ?, ?)');
+    const response = ctx.db.prepare(`INSERT INTO response (sample_id, dataset_id, system, answer, retrieved_contexts, metadata, content_hash)
+      VALUES (?, ?, 'rag', ?, '[]', '{}', ?)`);
+    for (let i = 0; i < 4; i++) response.run(Number(sample.run(ds, `sn${i}`, `Question ${i}?`).lastInsertRowid), ds, `Answer ${i}`, `sn-hash-${i}`);
+    const expert = await loginAs(app, 'qian@example.com', 'expert');
+    expect((await expert.get(`/datasets/${ds}/label`)).status).toBe(200);
+    const start = await expert.post(`/datasets/${ds}/label/next`, {});
+    let current = Number(/^\/responses\/(\d+)\/label$/.exec(start.headers.get('location') ?? '')?.[1]);
+    const saveAndNext = async () => {
+      const res = await expert.post(`/responses/${current}/label`, { [`c${criterion}`]: '1', version: 0 }, { headers: { 'HX-Request': 'true' } });
+      expect(res.status).toBe(200);
+      current = Number(/data-response="(\d+)"/.exec(res.text)?.[1]);
+      expect(current).toBeGreaterThan(0);
+    };
+    await saveAndNext(); // the first may prepare statements
+    const exec = ctx.db.exec;
+    const execs = new Map<string, number>();
+    ctx.db.exec = function (this: typeof ctx.db, sql: string) { execs.set(sql, (execs.get(sql) ?? 0) + 1); return exec.call(this, sql); };
+    let counts: Map<string, number>;
+    try {
+      counts = await countStatements(saveAndNext);
+    } finally {
+      ctx.db.exec = exec;
+    }
+    for (const [sql, n] of execs) counts.set(sql, (counts.get(sql) ?? 0) + n);
+    const listed = [...counts].map(([sql, n]) => `${n} × ${sql.replace(/\s+/g, ' ').slice(0, 100)}`);
+    expect(ctx.derived.peek(ds, 'disagreements:open', ctx.db.prepare('SELECT data_version FROM dataset WHERE id = ?').pluck().get(ds) as number),
+      'the open disagreements followed the save').toBeDefined();
+    expect(total(counts), listed.join('\n')).toBe(23);
   });
 });

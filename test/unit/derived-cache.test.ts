@@ -197,6 +197,26 @@ describe('derived values per dataset', () => {
     expect(counter()).not.toBe(b);
   });
 
+  it('tell a follow what the write knew of a touched response, as its last touch of it told', () => {
+    const cache = derivedCache(db);
+    const [first, second, third] = ids(hr);
+    let told: [readonly number[], [number, unknown][]] | null = null;
+    cache.get(hr, 'told', () => ({}), (v, touched, known) => {
+      told = [[...touched], [...known]];
+      return () => v;
+    });
+    db.transaction(() => {
+      const w = cache.track(hr);
+      w.touch(first!, { submitted: 1 });
+      w.touch(second!, { submitted: 1 });
+      w.touch(second!); // written to again since: what was known of it may no longer hold
+      w.touch(third!, { submitted: 2 });
+      db.prepare("UPDATE label SET value = 'no' WHERE annotation_id = (SELECT min(id) FROM annotation WHERE dataset_id = ?)").run(hr);
+      return w.done();
+    })()();
+    expect(told).toEqual([[first, second, third], [[first, { submitted: 1 }], [third, { submitted: 2 }]]]);
+  });
+
   it('stay current through an autosaved draft of an item never submitted, which no kept value reads', async () => {
     const runRow = ctx.runner.queries.byId(run)!;
     const criteria = ctx.criteria.forDataset(hr);

@@ -267,4 +267,27 @@ describe('group commit', () => {
     expect(group.outermost()).toBe(false);
     expect(transactionDepth(new Database(':memory:'))).toBe(-1);
   });
+
+  it('marks the open group\'s transaction anew at its BEGIN and at each join, and marks nothing without one', () => {
+    expect(group.mark()).toBeNull();
+    db.transaction(() => {
+      group.join(); // someone else's transaction: no group
+      expect(group.mark()).toBeNull();
+    })();
+    group.join();
+    const first = group.mark();
+    expect(first).not.toBeNull();
+    db.prepare("INSERT INTO item (v) VALUES ('a')").run();
+    expect(group.mark()).toBe(first); // a request's own reads and writes keep its mark
+    group.join(); // another request joins: what the first read may have changed since
+    const second = group.mark();
+    expect(second).not.toBe(first);
+    group.flush();
+    expect(group.mark()).toBeNull();
+    group.join();
+    expect([first, second]).not.toContain(group.mark()); // a new transaction, never an earlier one's mark
+    db.exec('ROLLBACK'); // SQLite ending the group's transaction itself
+    expect(group.mark()).toBeNull();
+    flushLater!();
+  });
 });

@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestContext, type TestContext } from '../helpers.ts';
-import { LabelConflict, LabelError } from '../../server/labels/service.ts';
+import { LabelConflict, LabelError, type ArchivedAsRead } from '../../server/labels/service.ts';
 import { ArchivedError } from '../../server/datasets/archived.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import type { CurrentUser } from '../../server/http/context.ts';
@@ -44,8 +44,8 @@ afterEach(async () => {
 
 const verdict = (value: string) => ({ values: new Map([[String(criteria[0]!.id), value]]), rationale: '', corrected_answer: '' });
 const submitted = () => other.prepare("SELECT response_id FROM annotation WHERE state = 'submitted' ORDER BY response_id").pluck().all();
-const saveAndNext = (expert: number, response: number, value = '1', version: number | null = 0) =>
-  env.ctx.labels.submitAndHandOut(experts[expert]!, responses[response]!, criteria, verdict(value), version, 1);
+const saveAndNext = (expert: number, response: number, value = '1', version: number | null = 0, archived?: ArchivedAsRead) =>
+  env.ctx.labels.submitAndHandOut(experts[expert]!, responses[response]!, criteria, verdict(value), version, 1, archived);
 
 /** Every statement source run while `fn` runs. */
 function statementsOf(fn: () => void): string[] {
@@ -91,6 +91,48 @@ describe('save-and-next in a group commit', () => {
     ctx.group.flush();
     expect(db.inTransaction).toBe(false);
     expect(submitted()).toHaveLength(3);
+  });
+
+  it('refuses an archived dataset on the flag read in the group\'s transaction, and reads the flag again when it was read elsewhere', () => {
+    const { ctx, db } = env;
+    const archive = (archived: 0 | 1) => db.prepare('UPDATE dataset SET archived = ? WHERE id = ?').run(archived, ds);
+    const guard = (sql: string[]) => sql.filter((s) => s === 'SELECT archived FROM dataset WHERE id = ?');
+    const asRead = (): ArchivedAsRead => ({ archived: ctx.datasets.get(ds)!.archived === 1, mark: ctx.group.mark() });
+    // Read in the transaction the write runs in (as the labelling routes read it): refused, and saved, on that flag.
+    archive(1);
+    ctx.group.join();
+    let read = asRead();
+    expect(guard(statementsOf(() => expect(() => saveAndNext(0, 0, '1', 0, read)).toThrow(ArchivedError)))).toEqual([]);
+    ctx.group.flush();
+    archive(0);
+    ctx.group.join();
+    read = asRead();
+    expect(guard(statementsOf(() => saveAndNext(0, 0, '1', 0, read)))).toEqual([]);
+    ctx.group.flush();
+    expect(submitted()).toEqual([responses[0]!.id]);
+    // Read in an earlier group, archived since: read again and refused.
+    ctx.group.join();
+    read = asRead();
+    ctx.group.flush();
+    archive(1);
+    ctx.group.join();
+    expect(read.archived).toBe(false);
+    expect(guard(statementsOf(() => expect(() => saveAndNext(0, 1, '1', 0, read)).toThrow(ArchivedError)))).toHaveLength(1);
+    ctx.group.flush();
+    // Read in the same group, but another request joined it since and archived the dataset: read again and refused.
+    archive(0);
+    ctx.group.join();
+    read = asRead();
+    ctx.group.join();
+    archive(1);
+    expect(() => saveAndNext(0, 1, '1', 0, read)).toThrow(ArchivedError);
+    ctx.group.flush();
+    // Read outside any group (its own read transaction): read again and refused.
+    read = { archived: false, mark: ctx.group.mark() };
+    expect(read.mark).toBeNull();
+    expect(() => saveAndNext(0, 1, '1', 0, read)).toThrow(ArchivedError);
+    expect(db.inTransaction).toBe(false);
+    expect(submitted()).toEqual([responses[0]!.id]);
   });
 
   it('takes the whole group down when it fails after its first change: nothing of the group is kept', () => {
