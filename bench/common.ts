@@ -283,12 +283,12 @@ export function openBenchApp(file: string, options: ContextOptions = {}): { db: 
 export interface ChildHandle { proc: ChildProcess; stop(): Promise<void> }
 
 /**
- * Starts `node …nodeArgs` in the repository root and waits until its stdout matches `ready`
+ * Starts `node …nodeArgs` in the repository root (or `cwd`) and waits until its stdout matches `ready`
  * (resolves with the match); fails when it exits first ("<name> exited (code) before listening").
  * stop() sends SIGTERM and waits for the exit.
  */
-export async function startChild(nodeArgs: string[], options: { name: string; ready: RegExp; stdin: 'pipe' | 'ignore' }): Promise<ChildHandle & { match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, nodeArgs, { stdio: [options.stdin, 'pipe', 'inherit'], cwd: ROOT });
+export async function startChild(nodeArgs: string[], options: { name: string; ready: RegExp; stdin: 'pipe' | 'ignore'; cwd?: string }): Promise<ChildHandle & { match: RegExpExecArray }> {
+  const proc = spawn(process.execPath, nodeArgs, { stdio: [options.stdin, 'pipe', 'inherit'], cwd: options.cwd ?? ROOT });
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (chunk: Buffer) => {

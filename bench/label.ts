@@ -65,6 +65,8 @@ interface AcOptions extends AcRequest {
   duration: number;
   pipelining?: number;
   timeout?: number;
+  /** Requests per second over all connections (an open loop); unset: each connection sends as soon as it has its answer. */
+  overallRate?: number;
   requests?: AcRequest[];
   setupClient?: (client: AcClient) => void;
 }
@@ -89,6 +91,22 @@ const REPEAT = Math.max(1, intArg('repeat', 3, 0));
 const PROBE = intArg('probe', 200, 0);
 const MODE = strArg('mode', ['follow', 'slices'] as const, 'follow');
 const PROFILE = flag('profile');
+/**
+ * The paced load's rate, as a share of goldset's median closed-loop throughput in this run (0: no
+ * paced load). A closed loop measures throughput: its latency is the connections' queue, N ÷
+ * throughput. The paced load sends at a fixed overall rate over the same connections, so its
+ * latency is what one request costs while experts work beside each other without saturating the server.
+ */
+const PACED_SHARE = intArg('paced', 50, 0) / 100;
+/**
+ * Another checkout of goldset (its root folder) whose server is loaded too, on a copy of the same
+ * database, interleaved with this one's in every repetition: what a change gains, measured in the
+ * same windows of the machine (on a shared machine the same code moves by ±20% between runs).
+ */
+const COMPARE = (() => {
+  const i = process.argv.indexOf('--compare');
+  return i < 0 ? null : path.resolve(process.argv[i + 1] ?? '.');
+})();
 /** Node or V8 flags for the goldset server child only (see the header). */
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 
@@ -270,10 +288,14 @@ async function probe(db: DB, s: Setup, ids: number[]): Promise<Probe> {
 
 interface Child extends ChildHandle { url: string }
 
-/** stdin is a pipe: the server also stops when this process ends and the pipe closes. */
-async function startServer(mode: 'goldset' | 'bare', dbFile?: string, nodeFlags: string[] = []): Promise<Child> {
-  const { proc, match, stop } = await startChild([...nodeFlags, '--import', 'tsx', SERVER_SCRIPT, mode, ...(dbFile ? [dbFile] : [])],
-    { name: `${mode} server`, ready: /LISTENING (\d+)/, stdin: 'pipe' });
+/**
+ * stdin is a pipe: the server also stops when this process ends and the pipe closes. `root`: the
+ * checkout whose server runs (its own tsconfig and code; --compare), this one by default.
+ */
+async function startServer(mode: 'goldset' | 'bare', dbFile?: string, nodeFlags: string[] = [], root = ROOT): Promise<Child> {
+  const script = path.join(root, 'bench', 'label-server.ts');
+  const { proc, match, stop } = await startChild([...nodeFlags, '--import', 'tsx', root === ROOT ? SERVER_SCRIPT : script, mode, ...(dbFile ? [dbFile] : [])],
+    { name: `${mode} server${root === ROOT ? '' : ` of ${root}`}`, ready: /LISTENING (\d+)/, stdin: 'pipe', cwd: root });
   return { proc, url: `http://127.0.0.1:${Number(match[1])}`, stop };
 }
 
@@ -443,6 +465,8 @@ async function main(): Promise<void> {
         `${probeResult.preparesPerRequest.toFixed(1)} prepare(s) per request; unloaded latency p50 ${probeResult.p50Ms.toFixed(2)} ms, p99 ${probeResult.p99Ms.toFixed(2)} ms`);
     }
     s.db.close();
+    const compareDb = path.join(dir, 'compare.db');
+    if (COMPARE) fs.copyFileSync(dbFile, compareDb); // after the probe's saves: both servers start from the same state
 
     const goldset = await startServer('goldset', dbFile, [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...SERVER_FLAGS]);
     children.push(goldset);
@@ -454,21 +478,38 @@ async function main(): Promise<void> {
       return { expert, items: rest.slice(k * sliceLen, (k + 1) * sliceLen), pos: 0, sent: 0, saved: 0, resent: 0, failures: new Map<string, number>(), badSamples: [] };
     }));
     console.log(`  servers up (goldset pid ${goldset.proc.pid}, bare pid ${bare.proc.pid}); ${CONNECTIONS} experts logged in over HTTP`);
+    let other: { child: Child; lanes: Lane[] } | null = null;
+    if (COMPARE) {
+      const child = await startServer('goldset', compareDb, SERVER_FLAGS, COMPARE);
+      children.push(child);
+      const otherLanes: Lane[] = await Promise.all(Array.from({ length: CONNECTIONS }, async (_, k) => {
+        const expert = new Expert(child.url, `expert${k}@bench.test`);
+        await expert.login(s.datasetId);
+        return { expert, items: rest.slice(k * sliceLen, (k + 1) * sliceLen), pos: 0, sent: 0, saved: 0, resent: 0, failures: new Map<string, number>(), badSamples: [] };
+      }));
+      other = { child, lanes: otherLanes };
+      console.log(`  compared with ${COMPARE} (pid ${child.proc.pid}), on a copy of the database, interleaved in every repetition`);
+    }
 
     const bareRuns: Run[] = [];
     const goldRuns: Run[] = [];
     const floorRuns: Run[] = [];
     const opts = goldsetOpts(lanes, s.datasetId, s.criterionId);
-    type Side = 'bare' | 'goldset' | 'floor';
+    const otherRuns: Run[] = [];
+    type Side = 'bare' | 'goldset' | 'floor' | 'other';
     const sides: Record<Side, { child: Child; opts: LoadOptions; runs: Run[] }> = {
       bare: { child: bare, opts: bareOpts, runs: bareRuns },
       goldset: { child: goldset, opts, runs: goldRuns },
       floor: { child: goldset, opts: floorOpts(lanes, s.criterionId), runs: floorRuns },
+      other: other ? { child: other.child, opts: goldsetOpts(other.lanes, s.datasetId, s.criterionId), runs: otherRuns } : { child: goldset, opts, runs: [] },
     };
-    // Rotate the order, so a slow phase of the machine hits every side alike.
+    // Rotate the order, so a slow phase of the machine hits every side alike; the compared checkout
+    // runs right beside goldset, before it in every other repetition.
     const orders: Side[][] = [['bare', 'goldset', 'floor'], ['goldset', 'floor', 'bare'], ['floor', 'bare', 'goldset']];
+    const orderOf = (i: number): Side[] => orders[i % orders.length]!.flatMap((side): Side[] =>
+      side === 'goldset' && other ? (i % 2 === 0 ? ['goldset', 'other'] : ['other', 'goldset']) : [side]);
     for (let i = 0; i < REPEAT; i++) {
-      for (const side of orders[i % orders.length]!) {
+      for (const side of orderOf(i)) {
         const { child, opts: o, runs } = sides[side];
         if (WARMUP > 0) await measure(child, o, WARMUP);
         runs.push(await measure(child, o, DURATION));
@@ -476,7 +517,22 @@ async function main(): Promise<void> {
       const b = bareRuns[i]!, g = goldRuns[i]!, f = floorRuns[i]!;
       console.log(`  run ${i + 1}/${REPEAT}: bare ${Math.round(b.reqPerSec)} req/s (p99 ${b.p99} ms), goldset ${Math.round(g.reqPerSec)} req/s ` +
         `(p50 ${g.p50} ms, p99 ${g.p99} ms, non-2xx ${g.non2xx}, errors ${g.errors}), ratio ${(g.reqPerSec / b.reqPerSec).toFixed(3)}; ` +
-        `middleware floor ${Math.round(f.reqPerSec)} req/s (${(f.reqPerSec / b.reqPerSec).toFixed(3)} of bare, non-2xx ${f.non2xx})`);
+        `middleware floor ${Math.round(f.reqPerSec)} req/s (${(f.reqPerSec / b.reqPerSec).toFixed(3)} of bare, non-2xx ${f.non2xx})` +
+        (other ? `; compared ${Math.round(otherRuns[i]!.reqPerSec)} req/s (${(otherRuns[i]!.reqPerSec / f.reqPerSec).toFixed(3)} of the floor, ` +
+          `non-2xx ${otherRuns[i]!.non2xx}), goldset/compared ${(g.reqPerSec / otherRuns[i]!.reqPerSec).toFixed(3)}` : ''));
+    }
+
+    // ---- Paced: the same experts at a fixed overall rate below saturation, goldset and its floor alike.
+    const pacedRate = Math.round(PACED_SHARE * median(goldRuns.map((r) => r.reqPerSec)));
+    let paced: { rate: number; goldset: Run; floor: Run } | null = null;
+    if (pacedRate > 0) {
+      const at = (o: LoadOptions) => ({ ...o, overallRate: pacedRate });
+      if (WARMUP > 0) await measure(goldset, at(opts), WARMUP);
+      const pacedGold = await measure(goldset, at(opts), DURATION);
+      const pacedFloor = await measure(goldset, at(sides.floor.opts), DURATION);
+      paced = { rate: pacedRate, goldset: pacedGold, floor: pacedFloor };
+      console.log(`  paced at ${pacedRate} req/s (${Math.round(PACED_SHARE * 100)}% of goldset's throughput): goldset ${Math.round(pacedGold.reqPerSec)} req/s, ` +
+        `p50 ${pacedGold.p50} ms, p99 ${pacedGold.p99} ms; middleware floor p50 ${pacedFloor.p50} ms, p99 ${pacedFloor.p99} ms`);
     }
 
     await goldset.stop();
@@ -512,19 +568,20 @@ async function main(): Promise<void> {
     const saved = lanes.reduce((a, l) => a + l.saved, 0);
     const sent = lanes.reduce((a, l) => a + l.sent, 0);
     const failures = new Map<string, number>();
-    for (const l of lanes) for (const [k, v] of l.failures) failures.set(k, (failures.get(k) ?? 0) + v);
+    for (const l of [...lanes, ...(other?.lanes ?? [])]) for (const [k, v] of l.failures) failures.set(k, (failures.get(k) ?? 0) + v);
     // Requests cut off by the end of a run may have been saved without their answer being read.
-    const inFlightMax = CONNECTIONS * REPEAT * (WARMUP > 0 ? 2 : 1);
+    const inFlightMax = CONNECTIONS * (REPEAT + (paced ? 1 : 0)) * (WARMUP > 0 ? 2 : 1);
     const resent = lanes.reduce((a, l) => a + l.resent, 0);
     const checks: [string, boolean][] = [
       ['every load request answered 200 with the next item (but re-sends of cut-off saves: 409)', failures.size === 0],
-      ['re-sent cut-off saves at most one per expert and run boundary', resent <= inFlightMax],
+      ['re-sent cut-off saves at most one per expert and run boundary', resent <= inFlightMax &&
+        (other?.lanes ?? []).reduce((a, l) => a + l.resent, 0) <= CONNECTIONS * REPEAT * (WARMUP > 0 ? 2 : 1)],
       ['submitted annotations ≥ 200 answers (each 200 was a save)', submitted >= saved],
       ['submitted annotations ≤ requests sent (nothing else saved)', submitted <= sent && submitted - saved <= inFlightMax],
       // A request cut off at the end of a run is sent again by the next run: an 'update' of a saved label.
       ['one audit event per save (submit per annotation, update per re-sent one)', auditSubmits === submitted && audits <= sent && audits - submitted <= inFlightMax],
       ['one label row per save (one criterion)', labelRows === submitted],
-      ['every middleware-floor request passed session and CSRF (200)', floorRuns.every((r) => r.non2xx === 0 && r.errors === 0)],
+      ['every middleware-floor request passed session and CSRF (200)', [...floorRuns, ...(paced ? [paced.floor] : [])].every((r) => r.non2xx === 0 && r.errors === 0)],
     ];
     checks.push(['each response labelled once (overlap 1)', overLabelled === 0 && slotsFilled === labelled]);
     const ok = checks.every(([, v]) => v);
@@ -546,6 +603,20 @@ async function main(): Promise<void> {
     const writesOf = (runs: Run[]) => runs.every((r) => r.writesPerReq !== null)
       ? { calls: medianOf(runs, (r) => r.writesPerReq!.calls), bytes: medianOf(runs, (r) => r.writesPerReq!.bytes) } : null;
     const goldWrites = writesOf(goldRuns), floorWrites = writesOf(floorRuns);
+    const compared = otherRuns.length === 0 ? null : {
+      reqPerSec: medianOf(otherRuns, (r) => r.reqPerSec),
+      floorRatios: otherRuns.map((o, i) => o.reqPerSec / floorRuns[i]!.reqPerSec),
+      goldsetToCompared: goldRuns.map((g, i) => g.reqPerSec / otherRuns[i]!.reqPerSec),
+      cpuUsPerReq: otherRuns.every((r) => r.serverCpuMsPerReq !== null) ? medianOf(otherRuns, (r) => r.serverCpuMsPerReq!) * 1000 : null,
+      cpuRatios: otherRuns.every((r) => r.serverCpuMsPerReq !== null) && goldRuns.every((r) => r.serverCpuMsPerReq !== null)
+        ? goldRuns.map((g, i) => g.serverCpuMsPerReq! / otherRuns[i]!.serverCpuMsPerReq!) : null,
+      p99: medianOf(otherRuns, (r) => r.p99),
+    };
+    const compareLine = () => !compared ? '' : `${Math.round(compared.reqPerSec)} req/s = ${median(compared.floorRatios).toFixed(3)} of the floor ` +
+      `(runs ${compared.floorRatios.map((x) => x.toFixed(2)).join(', ')}), p99 ${compared.p99} ms` +
+      (compared.cpuUsPerReq === null ? '' : `, ${compared.cpuUsPerReq.toFixed(0)} µs CPU per request`) +
+      `; goldset/compared ${median(compared.goldsetToCompared).toFixed(3)} (runs ${compared.goldsetToCompared.map((x) => x.toFixed(2)).join(', ')})` +
+      (compared.cpuRatios ? `, CPU per request goldset/compared ${median(compared.cpuRatios).toFixed(3)} (runs ${compared.cpuRatios.map((x) => x.toFixed(2)).join(', ')})` : '');
     console.log('\n' + table([
       ['responses in the dataset', String(RESPONSES)],
       ['connections (= experts, one session each)', `${CONNECTIONS}, ${DURATION} s per run after ${WARMUP} s warm-up, ${REPEAT} run(s), median shown`],
@@ -553,6 +624,9 @@ async function main(): Promise<void> {
       ['goldset: save label + next item (htmx)', `${Math.round(goldRps)} req/s`],
       ['goldset / bare', `${ratio.toFixed(3)}  (runs: ${ratios.map((x) => x.toFixed(3)).join(', ')}; target ≥ ${TARGET_RATIO})`],
       ['goldset latency p50 / p90 / p99 / max', `${p50} / ${medianOf(goldRuns, (r) => r.p90)} / ${p99} / ${medianOf(goldRuns, (r) => r.max)} ms  (target p99 < ${TARGET_P99_MS} ms)`],
+      ['paced: the same load at a fixed overall rate', paced === null ? 'not run (--paced 0)' : `${paced.rate} req/s (${Math.round(PACED_SHARE * 100)}% of goldset's throughput): ` +
+        `goldset p50 / p90 / p99 ${paced.goldset.p50} / ${paced.goldset.p90} / ${paced.goldset.p99} ms; floor p99 ${paced.floor.p99} ms`],
+      ...(other ? [['compared: ' + COMPARE, compareLine()] as [string, string]] : []),
       ['middleware floor: logged-in htmx POST → "ok"', `${Math.round(floorRps)} req/s = ${floorRatio.toFixed(3)} of bare (p50 ${medianOf(floorRuns, (r) => r.p50)} ms, ` +
         `p99 ${medianOf(floorRuns, (r) => r.p99)} ms${floorCpu === null ? '' : `, ${(floorCpu * 1000).toFixed(0)} µs CPU per request`}); goldset = ${(goldRps / floorRps).toFixed(3)} of it`],
       ['goldset non-2xx / errors / timeouts (all runs)', `${sum(goldRuns, (r) => r.non2xx)} / ${sum(goldRuns, (r) => r.errors)} / ${sum(goldRuns, (r) => r.timeouts)}`],
@@ -623,7 +697,14 @@ async function main(): Promise<void> {
       progressQuery: { us: Number(progressQueryUs.toFixed(1)), plan: progressPlan },
       saves: { ok200: saved, sent, submittedInDb: submitted, labelRows, auditEvents: audits, auditSubmits, responsesLabelled: labelled, labelledMoreThanOnce: overLabelled },
       checks: Object.fromEntries(checks),
-      runs: { bare: bareRuns, goldset: goldRuns, floor: floorRuns },
+      compared: compared && { root: COMPARE, reqPerSec: Math.round(compared.reqPerSec), floorRatio: Number(median(compared.floorRatios).toFixed(3)),
+        floorRatios: compared.floorRatios.map((x) => Number(x.toFixed(3))), goldsetToCompared: Number(median(compared.goldsetToCompared).toFixed(3)),
+        goldsetToComparedRuns: compared.goldsetToCompared.map((x) => Number(x.toFixed(3))), p99Ms: compared.p99,
+        cpuUsPerReq: compared.cpuUsPerReq === null ? null : Math.round(compared.cpuUsPerReq),
+        cpuRatio: compared.cpuRatios && Number(median(compared.cpuRatios).toFixed(3)) },
+      paced: paced && { share: PACED_SHARE, reqPerSec: paced.rate, goldset: { p50Ms: paced.goldset.p50, p90Ms: paced.goldset.p90, p99Ms: paced.goldset.p99, achievedReqPerSec: Math.round(paced.goldset.reqPerSec) },
+        floor: { p50Ms: paced.floor.p50, p99Ms: paced.floor.p99 } },
+      runs: { bare: bareRuns, goldset: goldRuns, floor: floorRuns, ...(paced ? { pacedGoldset: paced.goldset, pacedFloor: paced.floor } : {}) },
       profile,
       ...runInfo(),
     };
