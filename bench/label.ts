@@ -103,6 +103,12 @@ const PACED_SHARE = intArg('paced', 50, 0) / 100;
  * database, interleaved with this one's in every repetition: what a change gains, measured in the
  * same windows of the machine (on a shared machine the same code moves by ±20% between runs).
  */
+/**
+ * Slices per side and repetition: each side's measured time is cut into this many slices, taken in
+ * turn with the other sides' (goldset, floor, goldset, floor, …), so that every side sees the same
+ * phases of a machine whose speed moves within seconds. 1: each side's time in one piece.
+ */
+const SLICES = Math.max(1, intArg('slices', 1, 0));
 const COMPARE = (() => {
   const i = process.argv.indexOf('--compare');
   return i < 0 ? null : path.resolve(process.argv[i + 1] ?? '.');
@@ -309,6 +315,27 @@ interface Run {
   writesPerReq: { calls: number; bytes: number } | null;
 }
 
+/**
+ * Slices of one side as one run: requests per second over their whole time, CPU and writes per
+ * request over all their requests, counts summed; latency percentiles are the request-weighted mean
+ * of the slices' (autocannon gives no histogram to merge), the maximum their maximum.
+ */
+function joinSlices(slices: Run[], seconds: number): Run {
+  if (slices.length === 1) return slices[0]!;
+  const total = slices.reduce((a, r) => a + r.total, 0);
+  const weighted = (f: (r: Run) => number) => (total === 0 ? 0 : slices.reduce((a, r) => a + f(r) * r.total, 0) / total);
+  const latency = (f: (r: Run) => number) => Math.round(weighted(f) * 10) / 10; // to 0.1 ms
+  const perReq = (f: (r: Run) => number | null) => (slices.every((r) => f(r) !== null) ? weighted((r) => f(r)!) : null);
+  const cpu = perReq((r) => r.serverCpuMsPerReq);
+  const calls = perReq((r) => r.writesPerReq?.calls ?? null), bytes = perReq((r) => r.writesPerReq?.bytes ?? null);
+  return {
+    reqPerSec: total / seconds, total, p50: latency((r) => r.p50), p90: latency((r) => r.p90), p99: latency((r) => r.p99),
+    max: Math.max(...slices.map((r) => r.max)), mean: latency((r) => r.mean),
+    errors: slices.reduce((a, r) => a + r.errors, 0), timeouts: slices.reduce((a, r) => a + r.timeouts, 0), non2xx: slices.reduce((a, r) => a + r.non2xx, 0),
+    serverCpuMsPerReq: cpu, writesPerReq: calls === null || bytes === null ? null : { calls, bytes },
+  };
+}
+
 function summarize(r: AcResult, serverCpuMs: number | null, writes: { calls: number; bytes: number } | null): Run {
   return {
     reqPerSec: r.requests.average, total: r.requests.total, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max,
@@ -508,12 +535,19 @@ async function main(): Promise<void> {
     const orders: Side[][] = [['bare', 'goldset', 'floor'], ['goldset', 'floor', 'bare'], ['floor', 'bare', 'goldset']];
     const orderOf = (i: number): Side[] => orders[i % orders.length]!.flatMap((side): Side[] =>
       side === 'goldset' && other ? (i % 2 === 0 ? ['goldset', 'other'] : ['other', 'goldset']) : [side]);
+    const sliceSeconds = Math.max(1, Math.round(DURATION / SLICES));
     for (let i = 0; i < REPEAT; i++) {
-      for (const side of orderOf(i)) {
-        const { child, opts: o, runs } = sides[side];
-        if (WARMUP > 0) await measure(child, o, WARMUP);
-        runs.push(await measure(child, o, DURATION));
+      const order = orderOf(i);
+      const slices = new Map<Side, Run[]>(order.map((side) => [side, []]));
+      if (SLICES > 1 && WARMUP > 0) for (const side of order) await measure(sides[side].child, sides[side].opts, WARMUP);
+      for (let k = 0; k < SLICES; k++) {
+        for (const side of order) {
+          const { child, opts: o } = sides[side];
+          if (SLICES === 1 && WARMUP > 0) await measure(child, o, WARMUP);
+          slices.get(side)!.push(await measure(child, o, SLICES === 1 ? DURATION : sliceSeconds));
+        }
       }
+      for (const side of order) sides[side].runs.push(joinSlices(slices.get(side)!, SLICES === 1 ? DURATION : sliceSeconds * SLICES));
       const b = bareRuns[i]!, g = goldRuns[i]!, f = floorRuns[i]!;
       console.log(`  run ${i + 1}/${REPEAT}: bare ${Math.round(b.reqPerSec)} req/s (p99 ${b.p99} ms), goldset ${Math.round(g.reqPerSec)} req/s ` +
         `(p50 ${g.p50} ms, p99 ${g.p99} ms, non-2xx ${g.non2xx}, errors ${g.errors}), ratio ${(g.reqPerSec / b.reqPerSec).toFixed(3)}; ` +
@@ -570,12 +604,12 @@ async function main(): Promise<void> {
     const failures = new Map<string, number>();
     for (const l of [...lanes, ...(other?.lanes ?? [])]) for (const [k, v] of l.failures) failures.set(k, (failures.get(k) ?? 0) + v);
     // Requests cut off by the end of a run may have been saved without their answer being read.
-    const inFlightMax = CONNECTIONS * (REPEAT + (paced ? 1 : 0)) * (WARMUP > 0 ? 2 : 1);
+    const inFlightMax = CONNECTIONS * (REPEAT * (SLICES + (WARMUP > 0 ? 1 : 0)) + (paced ? (WARMUP > 0 ? 2 : 1) : 0));
     const resent = lanes.reduce((a, l) => a + l.resent, 0);
     const checks: [string, boolean][] = [
       ['every load request answered 200 with the next item (but re-sends of cut-off saves: 409)', failures.size === 0],
       ['re-sent cut-off saves at most one per expert and run boundary', resent <= inFlightMax &&
-        (other?.lanes ?? []).reduce((a, l) => a + l.resent, 0) <= CONNECTIONS * REPEAT * (WARMUP > 0 ? 2 : 1)],
+        (other?.lanes ?? []).reduce((a, l) => a + l.resent, 0) <= CONNECTIONS * REPEAT * (SLICES + (WARMUP > 0 ? 1 : 0))],
       ['submitted annotations ≥ 200 answers (each 200 was a save)', submitted >= saved],
       ['submitted annotations ≤ requests sent (nothing else saved)', submitted <= sent && submitted - saved <= inFlightMax],
       // A request cut off at the end of a run is sent again by the next run: an 'update' of a saved label.
@@ -619,7 +653,7 @@ async function main(): Promise<void> {
       (compared.cpuRatios ? `, CPU per request goldset/compared ${median(compared.cpuRatios).toFixed(3)} (runs ${compared.cpuRatios.map((x) => x.toFixed(2)).join(', ')})` : '');
     console.log('\n' + table([
       ['responses in the dataset', String(RESPONSES)],
-      ['connections (= experts, one session each)', `${CONNECTIONS}, ${DURATION} s per run after ${WARMUP} s warm-up, ${REPEAT} run(s), median shown`],
+      ['connections (= experts, one session each)', `${CONNECTIONS}, ${DURATION} s per run after ${WARMUP} s warm-up${SLICES > 1 ? `, in ${SLICES} slices taken in turn with the other sides` : ''}, ${REPEAT} run(s), median shown`],
       ['bare express: POST / → "ok"', `${Math.round(bareRps)} req/s  (p50 ${medianOf(bareRuns, (r) => r.p50)} ms, p99 ${medianOf(bareRuns, (r) => r.p99)} ms)`],
       ['goldset: save label + next item (htmx)', `${Math.round(goldRps)} req/s`],
       ['goldset / bare', `${ratio.toFixed(3)}  (runs: ${ratios.map((x) => x.toFixed(3)).join(', ')}; target ≥ ${TARGET_RATIO})`],
@@ -679,7 +713,7 @@ async function main(): Promise<void> {
       summary,
       withinTarget: verdict === 'within target',
       checksPassed: ok,
-      responses: RESPONSES, connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, repeat: REPEAT, mode: MODE, serverFlags: SERVER_FLAGS,
+      responses: RESPONSES, connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, repeat: REPEAT, slices: SLICES, mode: MODE, serverFlags: SERVER_FLAGS,
       bareReqPerSec: Math.round(bareRps),
       goldsetReqPerSec: Math.round(goldRps),
       ratio: Number(ratio.toFixed(3)), targetRatio: TARGET_RATIO,
