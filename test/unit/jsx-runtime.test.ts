@@ -6,20 +6,10 @@ import { h, Fragment as PreactFragment, type ComponentChildren } from 'preact';
 import { jsxTemplate } from 'preact/jsx-runtime';
 import { render } from 'preact-render-to-string';
 import { Fragment, jsx, renderHtml, trustedHtml, type Children, type Html } from '../../views/jsx-runtime.ts';
+import { createRng } from '../../server/stats/bootstrap.ts';
 
 /** One tree, built twice: as preact nodes and as this runtime's markup. */
 interface Both { preact: ComponentChildren; ours: Children }
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TAGS = ['div', 'p', 'span', 'a', 'li', 'ol', 'table', 'td', 'label', 'button', 'form', 'section', 'h1', 'kbd', 'mark', 'dialog', 'details', 'summary'];
 const VOID_TAGS = ['input', 'br', 'hr', 'img', 'meta', 'link'];
@@ -115,7 +105,7 @@ describe('the JSX runtime against preact-render-to-string', () => {
   }
 
   it('renders 5,000 random trees exactly as the reference does', () => {
-    const rand = prng(20261203);
+    const rand = createRng(20261203);
     for (let i = 0; i < 5000; i++) {
       const tree = node(rand, 0);
       const expected = render(h(PreactFragment, null, tree.preact));
