@@ -108,7 +108,7 @@ const PACED_SHARE = intArg('paced', 50, 0) / 100;
  * turn with the other sides' (goldset, floor, goldset, floor, …), so that every side sees the same
  * phases of a machine whose speed moves within seconds. 1: each side's time in one piece.
  */
-const SLICES = Math.max(1, intArg('slices', 1, 0));
+const SLICES = Math.max(1, intArg('slices', 5, 0));
 const COMPARE = (() => {
   const i = process.argv.indexOf('--compare');
   return i < 0 ? null : path.resolve(process.argv[i + 1] ?? '.');
