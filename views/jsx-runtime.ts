@@ -7,20 +7,25 @@
 // element is one string concatenation, done when its JSX expression runs.
 //
 // Escaping by default: every string that reaches a view as a child or an attribute value is text
-// and is escaped. Markup enters only as an `Html` value, which only this module makes: from JSX
-// itself, and from `trustedHtml`, which server/http/html.ts wraps for HTML built around escapeHtml's
-// output. The output is what preact-render-to-string gave for the same views (test/unit/jsx-runtime.test.ts
+// and is escaped. Markup enters only as an `Html` value, which only this module can make (the class
+// is exported as a type only): from JSX itself, and from `trustedHtml`, which takes only SafeHtml
+// (server/http/html.ts: escapeHtml's output or markup built around it; its rawHtml is the one caller). The output is what preact-render-to-string gave for the same views (test/unit/jsx-runtime.test.ts
 // renders random trees with both), except where this runtime refuses what the views must not do.
 import type { JSX as DomTypes } from 'preact';
+import type { SafeHtml } from '../server/http/html.ts';
 
-/** Markup made by this runtime (a rendered element, fragment or component) or trusted through `trustedHtml`. */
-export class Html {
-  /** Use `trustedHtml` from outside this module (server/http/html.ts's rawHtml). */
+/**
+ * Markup made by this runtime (a rendered element, fragment or component) or trusted through
+ * `trustedHtml`. Exported as a type only, so no other module can make one from a string.
+ */
+class Html {
   constructor(readonly html: string) {}
   toString(): string {
     return this.html;
   }
 }
+
+export type { Html };
 
 /** What a view may put between tags: text (escaped), numbers, markup, nothing, or lists of these. */
 export type Children = Html | string | number | bigint | boolean | null | undefined | readonly Children[];
@@ -56,8 +61,8 @@ export function escapeText(text: string): string {
   return out + text.slice(last);
 }
 
-/** Markup taken as it is: only for HTML whose text parts were escaped (see server/http/html.ts). */
-export function trustedHtml(html: string): Html {
+/** Markup taken as it is: only for HTML whose text parts were escaped (see server/http/html.ts's rawHtml). */
+export function trustedHtml(html: SafeHtml): Html {
   return new Html(html);
 }
 
