@@ -299,8 +299,8 @@ interface Child extends ChildHandle { url: string }
  * checkout whose server runs (its own tsconfig and code; --compare), this one by default.
  */
 async function startServer(mode: 'goldset' | 'bare', dbFile?: string, nodeFlags: string[] = [], root = ROOT): Promise<Child> {
-  const script = path.join(root, 'bench', 'label-server.ts');
-  const { proc, match, stop } = await startChild([...nodeFlags, '--import', 'tsx', root === ROOT ? SERVER_SCRIPT : script, mode, ...(dbFile ? [dbFile] : [])],
+  const script = path.join(root, path.relative(ROOT, SERVER_SCRIPT));
+  const { proc, match, stop } = await startChild([...nodeFlags, '--import', 'tsx', script, mode, ...(dbFile ? [dbFile] : [])],
     { name: `${mode} server${root === ROOT ? '' : ` of ${root}`}`, ready: /LISTENING (\d+)/, stdin: 'pipe', cwd: root });
   return { proc, url: `http://127.0.0.1:${Number(match[1])}`, stop };
 }

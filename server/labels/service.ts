@@ -184,14 +184,9 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     const next = (from: number) => q.next.get({ ds: datasetId, me: userId, overlap, cutoff: cutoff(), ...queuePosition(from) })?.id;
     const id = next(after) ?? (after > 0 ? next(0) : undefined); // wrap around after skipping
     if (id === undefined) return null;
-    const claimed = q.claim.get({ response: id, ds: datasetId, me: userId });
-    if (claimed) {
-      // A fresh draft has no values: they are read only for a draft the expert had saved values in.
-      const { labelled, ...annotation } = claimed;
-      return { responseId: id, annotation, labels: labelled ? q.labelsOf.all(annotation.id) : [] };
-    }
-    const annotation = q.mine.get(id, userId)!;
-    return { responseId: id, annotation, labels: q.labelsOf.all(annotation.id) };
+    // The claim says whether its draft has values: a fresh one has none, so they are not read then.
+    const { labelled, ...annotation } = q.claim.get({ response: id, ds: datasetId, me: userId }) ?? { ...q.mine.get(id, userId)!, labelled: 1 };
+    return { responseId: id, annotation, labels: labelled ? q.labelsOf.all(annotation.id) : [] };
   }
 
   /**
