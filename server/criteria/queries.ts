@@ -23,7 +23,19 @@ export function toCriterion(row: CriterionRow): Criterion {
   return { ...row, options: JSON.parse(row.options) as CriterionOption[] };
 }
 
+/** How many datasets' criteria lists are kept (forDatasetRow); each is a few rows. */
+const KEPT_DATASETS = 256;
+
+function frozenCriterion(row: CriterionRow): Criterion {
+  const c = toCriterion(row);
+  for (const o of c.options) Object.freeze(o);
+  Object.freeze(c.options);
+  return Object.freeze(c);
+}
+
 export function criterionQueries(db: DB) {
+  /** Each dataset's active criteria as last read, with the dataset's criteria_stamp then (see forDatasetRow). */
+  const kept = new Map<number, { stamp: number; list: readonly Criterion[] }>();
   const s = {
     byId: db.prepare<[number], CriterionRow>('SELECT * FROM criterion WHERE id = ?'),
     byName: db.prepare<[number, string], CriterionRow>('SELECT * FROM criterion WHERE dataset_id = ? AND name = ?'),
@@ -40,6 +52,23 @@ export function criterionQueries(db: DB) {
     byId: (id: number) => { const r = s.byId.get(id); return r ? toCriterion(r) : undefined; },
     byName: (datasetId: number, name: string) => { const r = s.byName.get(datasetId, name); return r ? toCriterion(r) : undefined; },
     forDataset: (datasetId: number) => s.forDataset.all(datasetId).map(toCriterion),
+    /**
+     * As forDataset, for a dataset row read in the same transaction: the list kept under the row's
+     * criteria_stamp when there is one (every change of the dataset's criteria sets a new stamp,
+     * migration 0023), else read and kept. Frozen, shared between requests: do not change it.
+     */
+    forDatasetRow(dataset: { id: number; criteria_stamp: number }): readonly Criterion[] {
+      const list = () => Object.freeze(s.forDataset.all(dataset.id).map(frozenCriterion));
+      // A row read without the column (a query naming its columns) says nothing: read, keep nothing.
+      if (typeof dataset.criteria_stamp !== 'number') return list();
+      const hit = kept.get(dataset.id);
+      if (hit && hit.stamp === dataset.criteria_stamp) return hit.list;
+      const read = list();
+      kept.delete(dataset.id);
+      kept.set(dataset.id, { stamp: dataset.criteria_stamp, list: read });
+      if (kept.size > KEPT_DATASETS) kept.delete(kept.keys().next().value!);
+      return read;
+    },
     allForDataset: (datasetId: number) => s.allForDataset.all(datasetId).map(toCriterion),
     insert: (c: Omit<Criterion, 'id' | 'position' | 'archived' | 'version'>) =>
       Number(s.insert.run({ ...c, options: JSON.stringify(c.options) }).lastInsertRowid),

@@ -53,6 +53,8 @@ export function criterionService(db: DB, audit: AuditQueries) {
     queries: q,
     get: (id: number) => q.byId(id),
     forDataset: (datasetId: number) => q.forDataset(datasetId),
+    /** The dataset's criteria, kept between requests while they do not change (queries.ts forDatasetRow); frozen. */
+    forDatasetRow: (dataset: { id: number; criteria_stamp: number }) => q.forDatasetRow(dataset),
 
     create(actorId: number | null, datasetId: number, raw: CriterionInput): Criterion {
       const input = validate(raw);

@@ -14,6 +14,8 @@ export interface DatasetRow {
   n_responses: number;
   /** Moves with every change of the settings or the labelling assignment (migration 0015). */
   version: number;
+  /** A new random value whenever the dataset's criteria change (migration 0023): what their kept list is kept under. */
+  criteria_stamp: number;
   created_by: number | null;
   created_at: string;
   updated_at: string;

@@ -75,7 +75,7 @@ export function labelRoutes(app: AppContext): Router {
   const readTogether = <T>(read: () => T): T => (app.db.inTransaction ? read() : oneRead(read) as T);
 
   /** The workspace of one item; `mine` is this expert's annotation of it with its values. */
-  function buildItem(req: Request, dataset: DatasetRow, criteriaList: Criterion[], response: ResponseWithSample,
+  function buildItem(req: Request, dataset: DatasetRow, criteriaList: readonly Criterion[], response: ResponseWithSample,
     mine: { annotation: AnnotationRow; labels: LabelValueRow[] } | null, override?: { input: AnnotationInput }): WorkspaceItem {
     const values: Record<string, string> = {};
     if (override) for (const [k, v] of override.input.values) values[k] = v;
@@ -138,11 +138,11 @@ export function labelRoutes(app: AppContext): Router {
   const readForSave = (req: Request) => readTogether(() => {
     const target = responses.target(idParam(req.params.rid) ?? 0);
     const access = labellingAccess(req, target?.dataset_id);
-    return { target, access, criteriaList: access.allowed ? criteria.forDataset(access.dataset!.id) : [], mark: app.group.mark() };
+    return { target, access, criteriaList: access.allowed ? criteria.forDatasetRow(access.dataset!) : [], mark: app.group.mark() };
   });
 
   /** Answers with the item handed out (see labels.handOut), or that the queue is done. */
-  function showNext(req: Request, res: Response, dataset: DatasetRow, handed: HandedOut | null, criteriaList?: Criterion[]) {
+  function showNext(req: Request, res: Response, dataset: DatasetRow, handed: HandedOut | null, criteriaList?: readonly Criterion[]) {
     const ctx = pageContext(req);
     if (handed === null) {
       if (!wantsFragment(req)) return res.redirect(303, `/datasets/${dataset.id}/label`);
@@ -151,7 +151,7 @@ export function labelRoutes(app: AppContext): Router {
     if (!wantsFragment(req)) return res.redirect(303, `/responses/${handed.responseId}/label`);
     const response = responses.byId(handed.responseId)!;
     res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
-    sendHtml(res, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDataset(dataset.id), response, handed) }));
+    sendHtml(res, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDatasetRow(dataset), response, handed) }));
   }
 
   /** What is left to do in the dataset once this expert's queue is empty. */
@@ -183,7 +183,7 @@ export function labelRoutes(app: AppContext): Router {
     const loaded = load(req, res);
     if (!loaded) return;
     const { dataset, response } = loaded;
-    const item = buildItem(req, dataset, criteria.forDataset(dataset.id), response, labels.mine(response.id, req.user!.id));
+    const item = buildItem(req, dataset, criteria.forDatasetRow(dataset), response, labels.mine(response.id, req.user!.id));
     render(req, res, dataset, Workspace({ ctx: pageContext(req), item }));
   });
 
@@ -198,7 +198,7 @@ export function labelRoutes(app: AppContext): Router {
       if (target !== null && !wantsFragment(req)) return res.redirect(303, `/responses/${target}/label`);
       const shown = target === null ? response : responses.byId(target)!;
       if (target !== null) res.set('HX-Push-Url', `/responses/${target}/label`);
-      const item = buildItem(req, dataset, criteria.forDataset(dataset.id), shown, labels.mine(shown.id, me));
+      const item = buildItem(req, dataset, criteria.forDatasetRow(dataset), shown, labels.mine(shown.id, me));
       render(req, res, dataset, Workspace({ ctx: pageContext(req), item, ...(target === null ? { edge: direction === 'prev' ? 'first' : 'last' } as const : {}) }));
     });
   }
@@ -257,7 +257,7 @@ export function labelRoutes(app: AppContext): Router {
     const { dataset, target } = loaded;
     const { input } = readAnnotation(req.body);
     try {
-      labels.saveDraft(req.user!, target, criteria.forDataset(dataset.id), input);
+      labels.saveDraft(req.user!, target, criteria.forDatasetRow(dataset), input);
       res.type('text').send(req.t('label.draft_saved'));
     } catch (err) {
       if (err instanceof LabelError || err instanceof LabelConflict) return res.status(422).type('text').send(req.t('label.draft_failed'));

@@ -85,7 +85,7 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
   const cutoff = () => new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString();
 
   /** Checks every value against its criterion and the response's contexts; submission also needs every criterion answered. */
-  function validate(criteria: Criterion[], nContexts: () => number, values: LabelValues, complete: boolean): { criterion_id: number; context_index: number; value: string }[] {
+  function validate(criteria: readonly Criterion[], nContexts: () => number, values: LabelValues, complete: boolean): { criterion_id: number; context_index: number; value: string }[] {
     const out: { criterion_id: number; context_index: number; value: string }[] = [];
     for (const c of criteria) {
       const indices = c.target === 'context' ? [...Array(nContexts()).keys()] : [-1];
@@ -123,7 +123,7 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
    * expert's own autosave must not make the open form stale. Returns the annotation as saved and
    * what the save learnt of the response on the way (for the kept values that follow it).
    */
-  function save(user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted',
+  function save(user: CurrentUser, response: LabelTarget, criteria: readonly Criterion[], input: AnnotationInput, state: 'draft' | 'submitted',
     expectedVersion: number | null, archived?: ArchivedAsRead): { saved: AnnotationRow; known: Touched } {
     checkWritable(response.dataset_id, archived);
     checkTexts(input);
@@ -213,7 +213,7 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
   }
 
   const saveTx = tracked((args) => args[1].dataset_id,
-    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, state: 'draft' | 'submitted', expectedVersion: number | null) => {
+    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: readonly Criterion[], input: AnnotationInput, state: 'draft' | 'submitted', expectedVersion: number | null) => {
       const { saved, known } = save(user, response, criteria, input, state, expectedVersion);
       // Kept values read submitted labels only: an autosaved draft of an item never submitted
       // changes none of them (like a hand-out), so they move along without being followed or
@@ -229,7 +229,7 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
   // In a group commit without a savepoint of its own (see labelService): save() refuses (archived
   // dataset, a text too long, a value missing or invalid, a conflict) before its first change.
   const submitAndHandOutTx = tracked((args) => args[1].dataset_id,
-    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number,
+    (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: readonly Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number,
       archived: ArchivedAsRead | undefined) => {
       const { known } = save(user, response, criteria, input, 'submitted', expectedVersion, archived); // checks that the dataset is writable
       touch(response.id, known);
@@ -275,17 +275,17 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
       return a ? { annotation: a, labels: q.labelsOf.all(a.id) } : null;
     },
 
-    saveDraft: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput) =>
+    saveDraft: (user: CurrentUser, response: LabelTarget, criteria: readonly Criterion[], input: AnnotationInput) =>
       saveTx(user, response, criteria, input, 'draft', null),
 
-    submit: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null) =>
+    submit: (user: CurrentUser, response: LabelTarget, criteria: readonly Criterion[], input: AnnotationInput, expectedVersion: number | null) =>
       saveTx(user, response, criteria, input, 'submitted', expectedVersion),
 
     /**
      * Submits and hands out the next item (see handOut) in one transaction: the workspace's "submit and
      * next". `archived`: the dataset's flag as the caller read it (ArchivedAsRead), if it did.
      */
-    submitAndHandOut: (user: CurrentUser, response: LabelTarget, criteria: Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number,
+    submitAndHandOut: (user: CurrentUser, response: LabelTarget, criteria: readonly Criterion[], input: AnnotationInput, expectedVersion: number | null, overlap: number,
       archived?: ArchivedAsRead) =>
       submitAndHandOutTx(user, response, criteria, input, expectedVersion, overlap, archived),
 

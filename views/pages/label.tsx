@@ -19,7 +19,7 @@ export interface WorkspaceItem {
   response: ResponseWithSample;
   /** The retrieved contexts with the question's words marked (highlightHtml). */
   contexts: SafeHtml[];
-  criteria: Criterion[];
+  criteria: readonly Criterion[];
   annotation: AnnotationRow | null;
   /** Current values keyed "criterionId" or "criterionId:contextIndex". */
   values: Record<string, string>;
