@@ -32,6 +32,7 @@ export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/htmx.min.js" defer></script>
         <script src="/static/app.js" defer></script>
+        <script type="module" src="/static/highlight.js"></script>
       </head>
       <body hx-headers:inherited={JSON.stringify({ 'X-CSRF-Token': ctx.csrfToken })}>
         <a class="skip-link" href="#main">{t('nav.skip')}</a>

@@ -10,7 +10,6 @@ import type { LabelTarget, ResponseWithSample } from '../responses/queries.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { AnnotationRow, LabelValueRow } from './queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
-import { highlightHtml, highlightTerms } from './highlight.ts';
 import { LabelConflict, LabelError, valueKey, type AnnotationInput, type HandedOut } from './service.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { LabelPage, QueueDone, Workspace, type QueueDoneView, type WorkspaceItem } from '../../views/pages/label.tsx';
@@ -80,10 +79,9 @@ export function labelRoutes(app: AppContext): Router {
     const values: Record<string, string> = {};
     if (override) for (const [k, v] of override.input.values) values[k] = v;
     else for (const l of mine?.labels ?? []) values[valueKey(l.criterion_id, l.context_index)] = l.value;
-    const terms = highlightTerms(response.question, response.ground_truth);
     return {
       dataset, response, criteria: criteriaList, annotation: mine?.annotation ?? null, values,
-      contexts: (JSON.parse(response.retrieved_contexts) as string[]).map((c) => highlightHtml(c, terms)),
+      contexts: JSON.parse(response.retrieved_contexts) as string[],
       rationale: override?.input.rationale ?? mine?.annotation.rationale ?? '',
       correctedAnswer: override?.input.corrected_answer ?? mine?.annotation.corrected_answer ?? '',
       progress: labels.progress(dataset.id, req.user!.id),

@@ -223,6 +223,10 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
     });
     await expectProgress(page, t, 1, total, 1);
     expect(stored(r1, users.a)).toEqual(expected(expectedA.get(r1)!));
+    // The next item came in by an htmx swap: its contexts are marked too, by its own question's terms.
+    await contextItems.nth(0).locator('mark', { hasText: 'annual' }).waitFor();
+    expect(await contextItems.nth(0).locator('mark').allTextContents()).toEqual(expect.arrayContaining(['employees', 'working', 'days', 'annual', 'leave']));
+    expect(await contextItems.nth(1).locator('mark').allTextContents()).toEqual(['working', 'days']);
 
     await labelWithKeys(page, r2, expectedA.get(r2)!, r3);
     await expectProgress(page, t, 2, total, 2);

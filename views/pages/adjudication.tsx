@@ -6,8 +6,6 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import { choices } from '../../server/criteria/values.ts';
-import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
-import { Highlighted } from './label.tsx';
 import type { AdjudicationRow, AnnotationRow, DisagreementRow, LabelValueRow } from '../../server/labels/queries.ts';
 
 export interface Slot { criterion: Criterion; contextIndex: number; values: { annotator: string; value: string }[]; gold: string | null; adjudication: AdjudicationRow | undefined }
@@ -67,16 +65,15 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
 }) {
   const { t } = ctx;
   const contexts = JSON.parse(response.retrieved_contexts) as string[];
-  const terms = highlightTerms(response.question, response.ground_truth);
   return (
     <Layout ctx={ctx} title={t('response.title', { id: response.id })} wide>
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / <a href={`/datasets/${dataset.id}/disagreements`}>{t('disagree.title')}</a> / #{response.id}</nav>
       <div class="split">
         <div>
           <section class="card">
-            <h1 class="ws-q">{response.question}</h1>
+            <h1 class="ws-q" data-highlight-terms>{response.question}</h1>
             <dl class="kv">
-              <dt>{t('field.ground_truth')}</dt><dd>{response.ground_truth || '—'}</dd>
+              <dt>{t('field.ground_truth')}</dt>{response.ground_truth ? <dd data-highlight-terms>{response.ground_truth}</dd> : <dd>—</dd>}
               <dt>{t('field.answer')}</dt><dd class="answer">{response.answer}</dd>
               {response.system && <><dt>{t('field.system')}</dt><dd>{response.system}</dd></>}
             </dl>
@@ -113,7 +110,7 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
         </div>
         <aside class="card" aria-labelledby="response-contexts">
           <h2 id="response-contexts">{t('field.retrieved_contexts')}</h2>
-          <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text"><Highlighted segments={highlight(c, terms)} /></p></li>)}</ol>
+          <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text" data-highlight>{c}</p></li>)}</ol>
         </aside>
       </div>
     </Layout>

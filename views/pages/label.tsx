@@ -7,7 +7,6 @@ import type { ResponseWithSample } from '../../server/responses/queries.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import { choices } from '../../server/criteria/values.ts';
 import type { AnnotationRow } from '../../server/labels/queries.ts';
-import type { Segment } from '../../server/labels/highlight.ts';
 import { rawHtml, renderedHtml, type SafeHtml } from '../../server/http/html.ts';
 import type { T } from '../../server/i18n/index.ts';
 import { LabellingSheetLink } from './labelling-sheet.tsx';
@@ -17,8 +16,8 @@ import type { Children, Html } from '../jsx-runtime.ts';
 export interface WorkspaceItem {
   dataset: DatasetRow;
   response: ResponseWithSample;
-  /** The retrieved contexts with the question's words marked (highlightHtml). */
-  contexts: SafeHtml[];
+  /** The retrieved contexts as text (the browser marks the question's words in them: public/highlight.js). */
+  contexts: string[];
   criteria: readonly Criterion[];
   annotation: AnnotationRow | null;
   /** Current values keyed "criterionId" or "criterionId:contextIndex". */
@@ -26,10 +25,6 @@ export interface WorkspaceItem {
   rationale: string;
   correctedAnswer: string;
   progress: { done: number; total: number; mine: number };
-}
-
-export function Highlighted({ segments }: { segments: Segment[] }) {
-  return <>{segments.map((s) => (s.mark ? <mark>{s.text}</mark> : s.text))}</>;
 }
 
 function CriterionField({ ctx, c, item, errors }: { ctx: PageContext; c: Criterion; item: WorkspaceItem; errors?: FieldErrors | undefined }) {
@@ -128,9 +123,9 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
       )}
       <div class="ws-grid">
         <section class="ws-main card" aria-labelledby="ws-question">
-          <h1 class="ws-q" id="ws-question">{r.question}</h1>
+          <h1 class="ws-q" id="ws-question" data-highlight-terms>{r.question}</h1>
           <dl class="kv">
-            <dt>{t('field.ground_truth')}</dt><dd>{r.ground_truth || <span class="sub">—</span>}</dd>
+            <dt>{t('field.ground_truth')}</dt>{r.ground_truth ? <dd data-highlight-terms>{r.ground_truth}</dd> : <dd><span class="sub">—</span></dd>}
             <dt>{t('field.answer')}</dt><dd class="answer">{r.answer}</dd>
           </dl>
           {reference.length > 0 && (
@@ -164,7 +159,7 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
           {item.contexts.length === 0 && <p class="sub">{t('label.no_contexts')}</p>}
           {r.n_contexts > item.contexts.length && <p class="hint">{t('label.contexts_cut', { shown: item.contexts.length, total: r.n_contexts })}</p>}
           <ol class="contexts">
-            {item.contexts.map((html, i) => (
+            {item.contexts.map((text, i) => (
               <li class="context" key={i}>
                 <div class="context-head">
                   <span class="rank">#{i + 1}</span>
@@ -176,7 +171,7 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
                     </label>
                   ))}
                 </div>
-                <p class="context-text">{rawHtml(html)}</p>
+                <p class="context-text" data-highlight>{text}</p>
               </li>
             ))}
           </ol>

@@ -7,11 +7,9 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
 import type { TraceStep } from '../../server/judge/types.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
-import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
 import { PARTS, VERDICT_FILTERS, type VerdictFilter } from '../../server/review/queue.ts';
 import { contextStateQuery, DIRECTIONS, type ContextQueueItem, type ContextQueueState, type ContextVerdictRow, type Direction } from '../../server/review/context-queue.ts';
 import { reviewText } from '../../server/review/text.ts';
-import { Highlighted } from './label.tsx';
 import { VerdictForm } from './review-verdict-form.tsx';
 import { Crumbs, filterLabel, TraceSteps, VerdictBadge } from './review.tsx';
 
@@ -137,7 +135,6 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
   const { response, criterion } = item;
   const here = item.contexts[item.index]!;
   const base = `/runs/${run.id}/review/contexts`;
-  const terms = highlightTerms(response.question, response.groundTruth);
   const chosen = values.verdict ?? item.verdict?.verdict ?? '';
   const note = values.note ?? item.verdict?.note ?? '';
   const goldChoice = values.gold ?? (here.judge === null ? '' : String(here.judge));
@@ -158,9 +155,9 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
         <div>
           <section class="card">
             <p class="sub">{title} · <span class="badge mono">{criterion.name}</span> <span class="badge mono">{run.metric_key}</span></p>
-            <h1 class="ws-q">{response.question}</h1>
+            <h1 class="ws-q" data-highlight-terms>{response.question}</h1>
             <dl class="kv">
-              <dt>{t('field.ground_truth')}</dt><dd>{response.groundTruth || '—'}</dd>
+              <dt>{t('field.ground_truth')}</dt>{response.groundTruth ? <dd data-highlight-terms>{response.groundTruth}</dd> : <dd>—</dd>}
               <dt>{t('field.answer')}</dt><dd class="answer">{response.answer}</dd>
               <dt>{t('field.system')}</dt><dd>{response.system || '—'}</dd>
             </dl>
@@ -168,7 +165,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
 
           <section class="card context-under-review" aria-labelledby="this-context">
             <h2 id="this-context">{t('ctxr.this_context', { rank: here.rank })}</h2>
-            <blockquote class="context-text"><Highlighted segments={highlight(here.text, terms)} /></blockquote>
+            <blockquote class="context-text" data-highlight>{here.text}</blockquote>
             <div class="split verdicts">
               <div>
                 <h3>{t('ctxr.judge')}</h3>
@@ -219,7 +216,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
             {item.contexts.map((c) => (
               <li class={c.rank === here.rank ? 'context current' : 'context'} aria-current={c.rank === here.rank ? 'true' : undefined}>
                 <div>
-                  <p class="context-text"><Highlighted segments={highlight(c.text, terms)} /></p>
+                  <p class="context-text" data-highlight>{c.text}</p>
                   <p class="sub context-marks">{t('ctxr.experts')} <Relevance ctx={ctx} value={c.gold} /> · {t('ctxr.judge')} <Relevance ctx={ctx} value={c.judge} /></p>
                   {c.reason && <p class="sub">{c.reason}</p>}
                 </div>

@@ -11,9 +11,7 @@ import { choices } from '../../server/criteria/values.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
 import type { AdjudicationRow } from '../../server/labels/queries.ts';
 import type { VerdictRow } from '../../server/calibration/service.ts';
-import { highlight, highlightTerms } from '../../server/labels/highlight.ts';
 import { stepTitle } from './runs.tsx';
-import { Highlighted } from './label.tsx';
 import { PARTS, VERDICT_FILTERS, type Comparison, type QueueItem, type Verdict, type VerdictFilter } from '../../server/review/queue.ts';
 import { stateQuery, type QueueState } from '../../server/review/state.ts';
 import { reviewText, type RT } from '../../server/review/text.ts';
@@ -256,7 +254,6 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
   const base = `/runs/${run.id}/review`;
   const contexts = JSON.parse(response.retrieved_contexts) as string[];
   const tags = JSON.parse(response.tags) as string[];
-  const terms = highlightTerms(response.question, response.ground_truth);
   const chosen = values.verdict ?? item.verdict?.verdict ?? '';
   const note = values.note ?? item.verdict?.note ?? '';
   const options = choices(criterion);
@@ -279,9 +276,9 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
         <div>
           <section class="card">
             <p class="sub">{r('review.item_title', { id: response.id })} · <span class="badge mono">{criterion.name}</span> <span class="badge mono">{run.metric_key}</span></p>
-            <h1 class="ws-q">{response.question}</h1>
+            <h1 class="ws-q" data-highlight-terms>{response.question}</h1>
             <dl class="kv">
-              <dt>{t('field.ground_truth')}</dt><dd>{response.ground_truth || '—'}</dd>
+              <dt>{t('field.ground_truth')}</dt>{response.ground_truth ? <dd data-highlight-terms>{response.ground_truth}</dd> : <dd>—</dd>}
               <dt>{t('field.answer')}</dt><dd class="answer">{response.answer}</dd>
               <dt>{t('field.system')}</dt><dd>{response.system || '—'}</dd>
               {tags.length > 0 && <><dt>{t('field.tags')}</dt><dd>{tags.map((tag) => <span class="tag">{tag}</span>)}</dd></>}
@@ -343,7 +340,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
         <aside class="card" aria-labelledby="review-contexts">
           <h2 id="review-contexts">{t('field.retrieved_contexts')}</h2>
           {contexts.length === 0 ? <p class="sub">—</p> : (
-            <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text"><Highlighted segments={highlight(c, terms)} /></p></li>)}</ol>
+            <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text" data-highlight>{c}</p></li>)}</ol>
           )}
         </aside>
       </div>
