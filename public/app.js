@@ -118,7 +118,7 @@
     var ws = document.getElementById('workspace');
     if (!ws || !document.getElementById('label-form')) return;
     var el = e.target;
-    if (ws.querySelector('dialog[open]')) return;
+    if (document.querySelector('dialog[open]')) return;
     if (e.key === 'Enter' && el.closest && el.closest('button, a[href], summary')) return;
     var typing = /^(TEXTAREA|SELECT)$/.test(el.tagName) || (el.tagName === 'INPUT' && /^(text|number|search)$/.test(el.type));
     if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -163,7 +163,8 @@
     if (e.key === '?') { e.preventDefault(); var d = document.getElementById('keys-help'); if (d && !d.open) d.showModal(); }
   });
   document.addEventListener('click', function (e) {
-    if (e.target.closest && e.target.closest('[data-show-help]')) document.getElementById('keys-help').showModal();
+    var help = document.getElementById('keys-help');
+    if (help && !help.open && e.target.closest && e.target.closest('[data-show-help]')) help.showModal();
   });
 
   // After htmx swaps in a form, put the cursor where the next keystroke belongs.

@@ -193,7 +193,6 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
           hx-post={`/responses/${r.id}/draft`} hx-include="#label-form" hx-trigger="change from:#label-form delay:600ms, input from:#label-form delay:2s"
           hx-target="this" hx-swap="innerHTML"></span>
       </div>
-      {rawHtml(keysHelp(t))}
     </div>
   );
 }
@@ -237,6 +236,8 @@ export function LabelPage({ ctx, dataset, children }: { ctx: PageContext; datase
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / {t('label.title')}</nav>
       {children}
       <LabellingSheetLink ctx={ctx} datasetId={dataset.id} />
+      {/* Once per page, not in every workspace an htmx swap brings: the workspace's "?" and Keys button open it. */}
+      {rawHtml(keysHelp(t))}
     </Layout>
   );
 }
