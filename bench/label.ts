@@ -621,7 +621,8 @@ async function main(): Promise<void> {
     const ok = checks.every(([, v]) => v);
 
     // ---- Report
-    const medianOf = (runs: Run[], f: (r: Run) => number) => median(runs.map(f));
+    // To 2 decimals: with an even number of runs the median is a mean, which would print as 44.849999999999994.
+    const medianOf = (runs: Run[], f: (r: Run) => number) => Number(median(runs.map(f)).toFixed(2));
     const bareRps = medianOf(bareRuns, (r) => r.reqPerSec);
     const goldRps = medianOf(goldRuns, (r) => r.reqPerSec);
     const ratios = goldRuns.map((g, i) => g.reqPerSec / bareRuns[i]!.reqPerSec);

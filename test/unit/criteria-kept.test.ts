@@ -65,10 +65,18 @@ describe('kept criteria (forDatasetRow)', () => {
       throw new Error('roll back');
     })()).toThrow('roll back');
     expect(row().criteria_stamp).toBe(stampBefore);
-    expect(names()).toEqual(before);
-    // The next change gets a stamp of its own, not the rolled-back one.
+    // The next change, with nothing read in between, gets a stamp of its own: a counter rolled back
+    // would count up to the rolled-back stamp again, and the list kept under it would be given.
     env.db.prepare("UPDATE criterion SET guidelines = 'g3' WHERE dataset_id = ?").run(ds);
     expect(names()).toEqual(['correct:g3:0']);
+    // And a row read after a rollback gets the list from before it.
+    expect(() => env.db.transaction(() => {
+      env.db.prepare("UPDATE criterion SET guidelines = 'rolled back again' WHERE dataset_id = ?").run(ds);
+      expect(names()).toEqual(['correct:rolled back again:0']);
+      throw new Error('roll back');
+    })()).toThrow('roll back');
+    expect(names()).toEqual(['correct:g3:0']);
+    expect(before).toEqual(['correct:g1:0']);
   });
 
   it('gives a frozen list: a caller cannot change what the next request reads', () => {
