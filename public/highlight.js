@@ -276,17 +276,15 @@ export function highlight(text, terms) {
 }
 
 /**
- * Marks every context of `root` not marked yet (elements `data-highlight`) with the terms of the
+ * Marks every context of the page not marked yet (elements `data-highlight`) with the terms of the
  * page's question and ground truth (elements `data-highlight-terms`): text nodes and `<mark>`
  * elements, never markup parsed from text.
- * @param {ParentNode} root
  */
-export function markContexts(root) {
-  const targets = root.querySelectorAll('[data-highlight]:not([data-highlighted])');
+function markContexts() {
+  const targets = Array.from(document.querySelectorAll('[data-highlight]:not([data-highlighted])'));
   if (targets.length === 0) return;
-  const sources = Array.from(document.querySelectorAll('[data-highlight-terms]'), (el) => el.textContent ?? '');
-  const terms = highlightTerms(...sources);
-  for (const el of Array.from(targets)) {
+  const terms = highlightTerms(...Array.from(document.querySelectorAll('[data-highlight-terms]'), (el) => el.textContent ?? ''));
+  for (const el of targets) {
     el.setAttribute('data-highlighted', '');
     const segments = highlight(el.textContent ?? '', terms);
     if (!segments.some((s) => s.mark)) continue;
@@ -300,6 +298,6 @@ export function markContexts(root) {
 }
 
 if (typeof document !== 'undefined') {
-  markContexts(document);
-  document.addEventListener('htmx:after:swap', () => markContexts(document));
+  markContexts();
+  document.addEventListener('htmx:after:swap', markContexts);
 }

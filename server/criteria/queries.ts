@@ -58,16 +58,15 @@ export function criterionQueries(db: DB) {
      * migration 0023), else read and kept. Frozen, shared between requests: do not change it.
      */
     forDatasetRow(dataset: { id: number; criteria_stamp: number }): readonly Criterion[] {
-      const list = () => Object.freeze(s.forDataset.all(dataset.id).map(frozenCriterion));
-      // A row read without the column (a query naming its columns) says nothing: read, keep nothing.
-      if (typeof dataset.criteria_stamp !== 'number') return list();
       const hit = kept.get(dataset.id);
       if (hit && hit.stamp === dataset.criteria_stamp) return hit.list;
-      const read = list();
+      const list = Object.freeze(s.forDataset.all(dataset.id).map(frozenCriterion));
+      // A row read without the column (a query naming its columns) says nothing: keep nothing.
+      if (typeof dataset.criteria_stamp !== 'number') return list;
       kept.delete(dataset.id);
-      kept.set(dataset.id, { stamp: dataset.criteria_stamp, list: read });
+      kept.set(dataset.id, { stamp: dataset.criteria_stamp, list });
       if (kept.size > KEPT_DATASETS) kept.delete(kept.keys().next().value!);
-      return read;
+      return list;
     },
     allForDataset: (datasetId: number) => s.allForDataset.all(datasetId).map(toCriterion),
     insert: (c: Omit<Criterion, 'id' | 'position' | 'archived' | 'version'>) =>

@@ -209,12 +209,12 @@ export function labelRoutes(app: AppContext): Router {
     const found = labels.history.page(req.user!.id, dataset.id, filter.filter, HISTORY_PAGE, (page - 1) * HISTORY_PAGE);
     const ctx = pageContext(req);
     sendDocument(res, LabelPage({ ctx, dataset, children: HistoryList({ ctx, dataset, rows: historyRows(dataset, found), total: found.total,
-      page, pageSize: HISTORY_PAGE, filter: filter.raw, criteria: criteria.forDataset(dataset.id).filter((c) => c.target === 'response' && c.kind !== 'numeric') }) }));
+      page, pageSize: HISTORY_PAGE, filter: filter.raw, criteria: criteria.forDatasetRow(dataset).filter((c) => c.target === 'response' && c.kind !== 'numeric') }) }));
   });
 
   /** History rows with the expert's response-level values as the option labels they picked. */
   function historyRows(dataset: DatasetRow, found: HistoryPage): HistoryItem[] {
-    const cs = criteria.forDataset(dataset.id).filter((c) => c.target === 'response');
+    const cs = criteria.forDatasetRow(dataset).filter((c) => c.target === 'response');
     return found.rows.map((row) => ({ ...row, values: cs.flatMap((c) => {
       const v = found.values.get(row.annotation_id)?.get(c.id);
       return v === undefined ? [] : [{ criterion: c.name, value: choices(c).find((o) => o.value === v)?.label ?? v }];

@@ -335,6 +335,11 @@ describe('calibration report, threshold and disagreement review', () => {
     await zhPage.locator('#report svg.chart-kappa-threshold .legend').getByText(t('calib.current'), { exact: true }).waitFor();
     await zhPage.getByRole('link', { name: t('calib.review') }).waitFor();
     await screenshot(zhPage, 'calibration-03-report-zh');
+    // The item under review, in Chinese: its contexts are marked by the browser with the question's terms.
+    await zhPage.goto(`${app.url}/runs/${runId}/review/${ids[WORST]}`);
+    await zhPage.getByRole('heading', { level: 1, name: ROWS[WORST]!.user_input }).waitFor();
+    await zhPage.locator('.context-text mark').first().waitFor();
+    await screenshot(zhPage, 'calibration-07-review-item-zh');
   });
 
   it('ran without script errors, CSP refusals or failed requests', () => {
