@@ -1,14 +1,13 @@
-// The labelling flow: who may label, the next item, drafts, submission, gold values and adjudication.
+// The labelling flow: who may label, the next item, drafts, submission, the queue's counters and
+// who is assigned; gold values and adjudication are in adjudication.ts, its part of the service.
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
-import type { MessageKey } from '../i18n/index.ts';
 import type { CurrentUser } from '../http/context.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { LabelTarget } from '../responses/queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
-import { CLAIM_MINUTES, labelQueries, type AdjudicationRow, type AnnotationRow, type DisagreementRow, type LabelValueRow } from './queries.ts';
-import { goldValue } from './gold.ts';
+import { CLAIM_MINUTES, labelQueries, type AnnotationRow, type LabelValueRow } from './queries.ts';
 import { ArchivedError, writableGuard } from '../datasets/archived.ts';
 import { checkText, LIMITS } from '../limits.ts';
 import { accessFacts } from '../access/facts.ts';
@@ -16,21 +15,11 @@ import { mayAdjudicate, mayLabel } from '../access/permissions.ts';
 import { labelHistory } from './history.ts';
 import type { DerivedCache, Touched } from '../db/derived-cache.ts';
 import type { GroupCommit } from '../db/group-commit.ts';
-import { keptOpenDisagreements } from './open-disagreements.ts';
+import { AssignmentConflict, LabelConflict, LabelError } from './errors.ts';
+import { trackedWrites, type Touch } from './tracked.ts';
+import { adjudicationService } from './adjudication.ts';
 
-export class LabelError extends Error {
-  constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
-}
-
-/** Someone saved this annotation or adjudication since the form was loaded. */
-export class LabelConflict extends Error {
-  constructor(readonly current: AnnotationRow | AdjudicationRow | null) { super('conflict'); }
-}
-
-/** The dataset's settings or assignment changed since the assignment form was read. */
-export class AssignmentConflict extends Error {
-  constructor() { super('conflict'); }
-}
+export { AssignmentConflict, LabelConflict, LabelError };
 
 /** Values keyed "criterionId" for response-level criteria and "criterionId:contextIndex" for per-context ones. */
 export type LabelValues = Map<string, string>;
@@ -68,18 +57,14 @@ function checkTexts(input: AnnotationInput): void {
 
 export const valueKey = (criterionId: number, contextIndex: number) => (contextIndex < 0 ? `${criterionId}` : `${criterionId}:${contextIndex}`);
 
-/** Names a response a write changes, with what the write knows of it (see derived-cache.ts Touched, open-disagreements.ts). */
-type Touch = (responseId: number, known?: Touched) => void;
-
 /**
- * `group` (group-commit.ts): `outermost` tells whether the transaction in progress is the group
- * commit's alone (writes in it follow the kept values at once, since a failed group commit drops
- * them all); save-and-next runs in it without a savepoint (`withoutSavepoint`: it refuses what it
- * refuses before its first change). With no group open, every write is a transaction of its own.
+ * Every write keeps the dataset's kept figures current (tracked.ts); save-and-next runs in the group
+ * commit's transaction without a savepoint (`group`, see tracked.ts): it refuses what it refuses
+ * before its first change.
  */
 export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache, group: Pick<GroupCommit, 'outermost' | 'withoutSavepoint' | 'mark'>) {
   const q = labelQueries(db);
-  const open = keptOpenDisagreements(db, derived);
+  const tracked = trackedWrites(db, derived, group);
   const writable = writableGuard(db);
   const facts = accessFacts(db);
   const cutoff = () => new Date(Date.now() - CLAIM_MINUTES * 60_000).toISOString();
@@ -189,29 +174,6 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     return { responseId: id, annotation, labels: labelled ? q.labelsOf.all(annotation.id) : [] };
   }
 
-  /**
-   * Runs `write` in a transaction that keeps the dataset's kept figures current: `write` names every
-   * response it writes to, and once the transaction has committed every kept value that can follow
-   * it (derived-cache.ts: follow, e.g. open-disagreements.ts) is updated without a recount of the dataset.
-   */
-  function tracked<A extends unknown[], R>(datasetOf: (args: NoInfer<A>) => number, write: (touch: Touch, ...args: A) => R,
-    { savepoint = true } = {}) {
-    const run = (...args: A): [R, () => void] => {
-      // Inside someone else's transaction the write may still be rolled back after it returns: keep nothing then.
-      const w = derived.track(datasetOf(args), outer);
-      const result = write(w.touch, ...args);
-      return [result, w.done()];
-    };
-    const inTransaction = savepoint ? db.transaction(run) : (...args: A) => group.withoutSavepoint(() => run(...args));
-    let outer = false;
-    return (...args: A): R => {
-      outer = db.inTransaction && !group.outermost();
-      const [result, committed] = inTransaction(...args);
-      committed();
-      return result;
-    };
-  }
-
   const saveTx = tracked((args) => args[1].dataset_id,
     (touch: Touch, user: CurrentUser, response: LabelTarget, criteria: readonly Criterion[], input: AnnotationInput, state: 'draft' | 'submitted', expectedVersion: number | null) => {
       const { saved, known } = save(user, response, criteria, input, state, expectedVersion);
@@ -235,10 +197,6 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
       touch(response.id, known);
       return handOut(response.dataset_id, user.id, overlap, 0, true); // a draft: touches nothing kept (see handOutTx)
     }, { savepoint: false });
-  const adjudicateTx = tracked((args) => args[0], (touch: Touch, _datasetId: number, responseId: number, write: () => AdjudicationRow) => {
-    touch(responseId);
-    return write();
-  });
 
   return {
     queries: q,
@@ -295,54 +253,7 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
     },
 
     submittedFor: (responseId: number) => ({ annotations: q.submittedFor.all(responseId), labels: q.labelsForResponse.all(responseId) }),
-    adjudications: (responseId: number) => q.adjudications.all(responseId),
-
-    /** The gold value of one label slot: adjudicated, else unanimous (numeric: the mean), else none. */
-    gold(criterion: Criterion, responseId: number, contextIndex: number): string | null {
-      const adj = q.adjudication.get(responseId, criterion.id, contextIndex);
-      const values = q.labelsForResponse.all(responseId).filter((l) => l.criterion_id === criterion.id && l.context_index === contextIndex).map((l) => l.value);
-      return goldValue(criterion.kind, values, adj?.value ?? null);
-    },
-
-    /**
-     * Sets the gold value of one slot. `expectedVersion` is the adjudication version the form was
-     * read at, 0 when there was none yet: a decision made meanwhile by someone else is a conflict,
-     * the first decision included.
-     */
-    adjudicate(actorId: number, criterion: Criterion, responseId: number, contextIndex: number, rawValue: string, reason: string, expectedVersion: number): AdjudicationRow {
-      const value = canonicalValue(criterion, rawValue);
-      if (value === null) throw new LabelError('err.label_invalid', 'value', { criterion: criterion.name });
-      if (!reason.trim()) throw new LabelError('err.reason_required', 'reason');
-      if (reason.length > LIMITS.reason) throw new LabelError('err.too_long_limit', 'reason', { limit: LIMITS.reason });
-      return adjudicateTx(criterion.dataset_id, responseId, () => {
-        writable(criterion.dataset_id);
-        const existing = q.adjudication.get(responseId, criterion.id, contextIndex);
-        if ((existing?.version ?? 0) !== expectedVersion) throw new LabelConflict(existing ?? null);
-        if (existing) {
-          const changed = q.updateAdjudication.run({ id: existing.id, version: existing.version, value, reason, adjudicator_id: actorId }).changes;
-          if (changed === 0) throw new LabelConflict(q.adjudication.get(responseId, criterion.id, contextIndex)!);
-        } else {
-          q.insertAdjudication.run({ response_id: responseId, criterion_id: criterion.id, context_index: contextIndex, value, reason, adjudicator_id: actorId });
-        }
-        const after = q.adjudication.get(responseId, criterion.id, contextIndex)!;
-        audit.record({ actorId, entityType: 'adjudication', entityId: after.id, datasetId: criterion.dataset_id, action: existing ? 'update' : 'create',
-          before: existing ? { value: existing.value, reason: existing.reason, by: existing.adjudicator_email } : undefined,
-          after: { response: responseId, criterion: criterion.name, context_index: contextIndex, value, reason } });
-        return after;
-      });
-    },
-
-    disagreements: (datasetId: number, limit: number, offset: number) => q.disagreements.all({ ds: datasetId, limit, offset }),
-    /** disagreements(datasetId, limit, offset) read from the kept open slots: only the responses of that page are grouped. */
-    disagreementsPage(datasetId: number, limit: number, offset: number): DisagreementRow[] {
-      const w = open.of(datasetId).window(offset, limit);
-      if (!w) return [];
-      return q.disagreementsBetween.all({ ds: datasetId, first: w.first, last: w.last }).slice(w.skip, w.skip + limit);
-    },
-    /** Open expert disagreements counted afresh over the whole dataset (what openDisagreements keeps). */
-    disagreementCount: (datasetId: number) => q.disagreementCount.get(datasetId) as number,
-    /** Open expert disagreements of the dataset: their number and the responses (kept, and kept current by this service's writes). */
-    openDisagreements: (datasetId: number) => open.of(datasetId),
+    ...adjudicationService(db, q, audit, derived, tracked),
 
     /** Keeps the queue counters right after labels arrive in bulk (imports). */
     recount(datasetId: number): void {
