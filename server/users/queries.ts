@@ -21,6 +21,8 @@ const USER = 'id, email, name, role, password_hash IS NULL AS invited, disabled,
 export function userQueries(db: DB) {
   const s = {
     count: db.prepare('SELECT count(*) FROM user').pluck(),
+    // Asked on every request before setup is known done: one row looked at, however many users there are.
+    none: db.prepare('SELECT NOT EXISTS (SELECT 1 FROM user)').pluck(),
     byId: db.prepare<[number], UserRow>(`SELECT ${USER} FROM user WHERE id = ?`),
     byEmail: db.prepare<[string], UserRow>(`SELECT ${USER} FROM user WHERE email = ?`),
     passwordHash: db.prepare<[number], string | null>('SELECT password_hash FROM user WHERE id = ?').pluck(),
@@ -45,6 +47,8 @@ export function userQueries(db: DB) {
   };
   return {
     count: () => s.count.get() as number,
+    /** Whether there is no user yet (the first admin is still to be created). */
+    none: () => s.none.get() === 1,
     byId: (id: number) => s.byId.get(id),
     byEmail: (email: string) => s.byEmail.get(email),
     passwordHash: (id: number) => s.passwordHash.get(id) ?? null,

@@ -43,13 +43,13 @@ export function userService(db: DB, audit: AuditQueries, now: () => number = Dat
 
   return {
     queries: q,
-    needsSetup: () => q.count() === 0,
+    needsSetup: () => q.none(),
 
     /** Creates the first admin; refused once any user exists, so the setup page cannot be replayed. */
     async createFirstAdmin(input: { email: string; name: string; password: string }): Promise<UserRow> {
       const hash = await hashPassword(input.password);
       return db.transaction(() => {
-        if (q.count() > 0) throw new UserError('err.setup_done');
+        if (!q.none()) throw new UserError('err.setup_done');
         const id = q.insert({ email: input.email, name: input.name, role: 'admin', password_hash: hash });
         audit.record({ actorId: id, entityType: 'user', entityId: id, action: 'setup_admin', after: { email: input.email, role: 'admin' } });
         return q.byId(id)!;
