@@ -1,9 +1,9 @@
 // Rules for criteria: valid shapes, unique names per dataset, options that never lose a used value.
 import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
-import type { MessageKey } from '../i18n/index.ts';
+import type { Locale, MessageKey } from '../i18n/index.ts';
 import { criterionQueries, type Criterion } from './queries.ts';
-import { BINARY_OPTIONS, type CriterionKind, type CriterionOption, type CriterionTarget } from './values.ts';
+import { binaryOptionsIn, type CriterionKind, type CriterionOption, type CriterionTarget } from './values.ts';
 import { LIMITS } from '../limits.ts';
 import { writableGuard } from '../datasets/archived.ts';
 
@@ -39,7 +39,8 @@ function validate(input: CriterionInput): CriterionInput {
       throw new CriterionError('err.criterion_scale', 'scale_max');
     }
   }
-  const options = input.kind === 'binary' ? (input.options.length === 2 ? input.options.map((o, i) => ({ value: i === 0 ? '1' : '0', label: o.label })) : BINARY_OPTIONS)
+  // A binary criterion given no two labels gets its dataset's default ones when created (create below).
+  const options = input.kind === 'binary' ? (input.options.length === 2 ? input.options.map((o, i) => ({ value: i === 0 ? '1' : '0', label: o.label })) : [])
     : input.kind === 'categorical' ? input.options : [];
   const ordinal = input.kind === 'ordinal';
   return { ...input, options, scale_min: ordinal ? input.scale_min : null, scale_max: ordinal ? input.scale_max : null };
@@ -49,6 +50,7 @@ export function criterionService(db: DB, audit: AuditQueries) {
   const q = criterionQueries(db);
   const writable = writableGuard(db);
   const count = db.prepare<[number], number>('SELECT count(*) FROM criterion WHERE dataset_id = ?').pluck();
+  const language = db.prepare<[number], Locale>('SELECT language FROM dataset WHERE id = ?').pluck();
   return {
     queries: q,
     get: (id: number) => q.byId(id),
@@ -62,7 +64,8 @@ export function criterionService(db: DB, audit: AuditQueries) {
         writable(datasetId);
         if (q.byName(datasetId, input.name)) throw new CriterionError('err.criterion_name_taken', 'name');
         if (count.get(datasetId)! >= LIMITS.criteria) throw new CriterionError('err.limit_criteria', 'name', { limit: LIMITS.criteria });
-        const id = q.insert({ dataset_id: datasetId, ...input });
+        const options = input.kind === 'binary' && input.options.length !== 2 ? binaryOptionsIn(language.get(datasetId)!) : input.options;
+        const id = q.insert({ dataset_id: datasetId, ...input, options });
         const created = q.byId(id)!;
         audit.record({ actorId, entityType: 'criterion', entityId: id, datasetId, action: 'create', after: created });
         return created;

@@ -1,4 +1,6 @@
 // What a label value may be for each kind of criterion, and how raw values (forms, files) become canonical.
+import { translator, type Locale } from '../i18n/index.ts';
+
 export type CriterionKind = 'binary' | 'categorical' | 'ordinal' | 'numeric';
 export type CriterionTarget = 'response' | 'context';
 
@@ -14,7 +16,14 @@ export interface CriterionShape {
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'y', 'pass', 'passed', 'correct', 'relevant', 'ok', 'good', '是', '对', '正确', '相关', '通过']);
 const FALSE_WORDS = new Set(['0', 'false', 'no', 'n', 'fail', 'failed', 'incorrect', 'wrong', 'irrelevant', 'not relevant', 'bad', '否', '错', '错误', '不相关', '不通过']);
 
+/** A binary criterion's options when it has no labels of its own (see binaryOptionsIn for new criteria). */
 export const BINARY_OPTIONS: CriterionOption[] = [{ value: '1', label: 'Yes' }, { value: '0', label: 'No' }];
+
+/** The options a new binary criterion given no labels is stored with: in its dataset's language, as the rest of its content. */
+export function binaryOptionsIn(language: Locale): CriterionOption[] {
+  const t = translator(language);
+  return [{ value: '1', label: t('criterion.binary_yes') }, { value: '0', label: t('criterion.binary_no') }];
+}
 
 /** The options a person picks from, in key order (key 1 = first). Numeric criteria have none. */
 export function choices(c: CriterionShape): CriterionOption[] {
@@ -67,7 +76,7 @@ export function inferShape(values: string[]): CriterionShape {
   const distinct = [...new Set(values.map((v) => v.trim()).filter(Boolean))];
   const lows = distinct.map((v) => v.toLowerCase());
   if (lows.length && lows.every((v) => TRUE_WORDS.has(v) || FALSE_WORDS.has(v))) {
-    return { kind: 'binary', options: BINARY_OPTIONS, scale_min: null, scale_max: null };
+    return { kind: 'binary', options: [], scale_min: null, scale_max: null }; // labels of the dataset's language when created
   }
   const nums = distinct.map(Number);
   if (distinct.length && nums.every((n) => Number.isFinite(n))) {

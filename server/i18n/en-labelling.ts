@@ -31,6 +31,9 @@ export const enLabelling = {
   'field.kind': 'Type',
   'field.target': 'Applies to',
   'field.options': 'Options',
+  // A binary criterion's options when it is given no labels of its own, in its dataset's language (stored with it).
+  'criterion.binary_yes': 'Yes',
+  'criterion.binary_no': 'No',
   'field.guidelines': 'Guidelines',
   'field.scale_min': 'Scale from',
   'field.scale_max': 'Scale to',

@@ -32,6 +32,8 @@ export const zhLabelling: Record<keyof typeof enLabelling, string> = {
   'field.criterion_name': '名称',
   'field.kind': '类型',
   'field.target': '适用对象',
+  'criterion.binary_yes': '是',
+  'criterion.binary_no': '否',
   'field.options': '选项',
   'field.guidelines': '评判指南',
   'field.scale_min': '量表起点',

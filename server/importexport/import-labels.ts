@@ -7,7 +7,7 @@ import type { DB } from '../db/connection.ts';
 import { CriterionError, type CriterionService } from '../criteria/service.ts';
 import type { MessageKey } from '../i18n/index.ts';
 import type { Criterion } from '../criteria/queries.ts';
-import { BINARY_OPTIONS, canonicalValue, inferShape, type CriterionKind, type CriterionShape } from '../criteria/values.ts';
+import { canonicalValue, inferShape, type CriterionKind, type CriterionShape } from '../criteria/values.ts';
 
 /**
  * What is wrong with one label cell: a value the criterion does not allow, a per-context criterion
@@ -50,7 +50,7 @@ export function resolveCriteria(criteria: CriterionService, actorId: number | nu
     if (existing) { out.set(name, existing); continue; }
     try {
       if (declared[name] === 'context-binary' || (lists.has(name) && declared[name] === undefined)) {
-        out.set(name, criteria.create(actorId, datasetId, { name, target: 'context', guidelines: '', kind: 'binary', options: BINARY_OPTIONS, scale_min: null, scale_max: null }));
+        out.set(name, criteria.create(actorId, datasetId, { name, target: 'context', guidelines: '', kind: 'binary', options: [], scale_min: null, scale_max: null }));
         continue;
       }
       const inferred = inferShape([...values]);

@@ -90,7 +90,7 @@ describe('labelling sheet download', () => {
     expect(xml).toContain('sqref="F2:F4"><formula1>_gs_list_1</formula1>');
     expect(xml).not.toMatch(/<f[ >]/);
     // The drop-downs' values: correct, quality (numbers), tone (the options' labels), relevant_1, relevant_2.
-    expect((await readHidden(file)).slice(0, 2)).toEqual([['Yes', 1, '礼貌 polite', 'Yes', 'Yes'], ['No', 2, '生硬 curt', 'No', 'No']]);
+    expect((await readHidden(file)).slice(0, 2)).toEqual([['是', 1, '礼貌 polite', '是', '是'], ['否', 2, '生硬 curt', '否', '否']]);
   });
 
   it('holds the expert\'s own draft and never another expert\'s labels', async () => {

@@ -88,7 +88,8 @@ describe('release content and hash', () => {
     const r = release('v1');
     const bytes = (s: string) => Buffer.from(s, 'utf8');
     const lines: unknown[] = [{ type: 'release', version: 1, responses: true },
-      { type: 'criterion', name: 'correct', kind: 'binary', target: 'response', options: [{ value: '1', label: 'Yes' }, { value: '0', label: 'No' }], scale_min: null, scale_max: null }];
+      // The import's binary criterion got the Chinese dataset's yes/no labels (criteria/values.ts binaryOptionsIn).
+      { type: 'criterion', name: 'correct', kind: 'binary', target: 'response', options: [{ value: '1', label: '是' }, { value: '0', label: '否' }], scale_min: null, scale_max: null }];
     for (const x of [...ROWS].sort((a, b) => Buffer.compare(bytes(a.user_input), bytes(b.user_input)))) {
       lines.push({ type: 'sample', question: x.user_input, ground_truth: x.reference, reference_contexts: x.reference_contexts ?? [], tags: (x.tags ? x.tags.split(',') : []).sort(), source: '', notes: '' });
       lines.push({ type: 'response', system: x.system, answer: x.response, retrieved_contexts: x.retrieved_contexts, gold: { correct: x['human.correct'] === 'yes' ? '1' : '0' } });
@@ -99,7 +100,8 @@ describe('release content and hash', () => {
   it('gives the same content the same hash, in another dataset and on another run', async () => {
     const a = release('a'), b = release('b');
     expect(b.hash).toBe(a.hash);
-    const other = app.ctx.datasets.create(adminId, { name: 'Copy', description: '', language: 'en', domain: '' });
+    // In the same language: an English dataset's criterion created by the import says Yes/No, which is other content.
+    const other = app.ctx.datasets.create(adminId, { name: 'Copy', description: '', language: 'zh', domain: '' });
     const saved = datasetId;
     datasetId = other.id;
     await importRows(ROWS, expertId, expertId);
