@@ -97,6 +97,7 @@ for (const lang of ['en', 'zh'] as const) {
       await axe('/datasets');
       await axe(`/datasets/${datasetId}`);
       await axe(`/datasets/${datasetId}/criteria`);
+      await shot(axePage, '01b-criteria'); // the example's binary criteria answer in the dataset's language
       await axe(`/datasets/${datasetId}/agreement`);
     });
 
