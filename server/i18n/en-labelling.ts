@@ -41,6 +41,7 @@ export const enLabelling = {
 
   'hint.criterion_name': 'Letters, digits, _ and -. Files refer to it as human.<name>.',
   'hint.options': 'One option per line: "value | label", or just a label. Key 1 picks the first.',
+  'hint.options_example': 'correct | Correct\nhallucinated | Hallucinated\nnot_answered | Not answered\npartial | Partially correct',
   'hint.binary_options': 'Two lines: the label for yes (key 1), then for no (key 2).',
   'hint.target': 'Per-context criteria are yes/no (e.g. relevant): the ground truth behind context precision and recall.',
   'hint.scale': 'Ordinal scales have at most 10 steps.',

@@ -42,6 +42,7 @@ export const zhLabelling: Record<keyof typeof enLabelling, string> = {
 
   'hint.criterion_name': '仅限字母、数字、_ 和 -。文件中以 human.<名称> 引用。',
   'hint.options': '每行一个选项：“值 | 显示名”，或只写显示名。按键 1 选第一个。',
+  'hint.options_example': 'correct | 正确\nhallucinated | 编造\nnot_answered | 未作答\npartial | 部分正确',
   'hint.binary_options': '两行：“是”的显示名（按键 1），然后“否”的显示名（按键 2）。',
   'hint.target': '针对每条参考资料的标准为是/否（如“相关”），是 context precision 与 context recall 的人工依据。',
   'hint.scale': '等级量表最多 10 级。',

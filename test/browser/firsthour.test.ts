@@ -98,6 +98,7 @@ for (const lang of ['en', 'zh'] as const) {
       await axe(`/datasets/${datasetId}`);
       await axe(`/datasets/${datasetId}/criteria`);
       await shot(axePage, '01b-criteria'); // the example's binary criteria answer in the dataset's language
+      expect(await axePage.locator('#f-options').getAttribute('placeholder')).toBe(t('hint.options_example')); // the new criterion's example options, in the page's language
       await axe(`/datasets/${datasetId}/agreement`);
     });
 
