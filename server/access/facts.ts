@@ -9,10 +9,11 @@ import { PERMISSIONS, type Standing } from './permissions.ts';
 /** The facts of a standing as one row holds them (STANDING), beside the dataset's `archived`. */
 interface StandingColumns { standing_listed: number; standing_label: number; standing_adjudicate: number }
 
-// A user's standing in dataset `d`, once: read alone or with the dataset's row.
-const STANDING = `EXISTS (SELECT 1 FROM dataset_member l WHERE l.dataset_id = d.id AND l.can_label = 1) AS standing_listed,
-  coalesce(m.can_label, 0) AS standing_label, coalesce(m.can_adjudicate, 0) AS standing_adjudicate
-  FROM dataset d LEFT JOIN dataset_member m ON m.dataset_id = d.id AND m.user_id = @me WHERE d.id = @ds`;
+// A user's standing in dataset `d`, once: read alone, with the dataset's row, or with a response's.
+const STANDING_COLUMNS = `EXISTS (SELECT 1 FROM dataset_member l WHERE l.dataset_id = d.id AND l.can_label = 1) AS standing_listed,
+  coalesce(m.can_label, 0) AS standing_label, coalesce(m.can_adjudicate, 0) AS standing_adjudicate`;
+const MEMBER = 'LEFT JOIN dataset_member m ON m.dataset_id = d.id AND m.user_id = @me';
+const STANDING = `${STANDING_COLUMNS} FROM dataset d ${MEMBER} WHERE d.id = @ds`;
 
 function standingOf(user: CurrentUser, row: StandingColumns & { archived: number }): Standing {
   return { role: user.role, labellersListed: row.standing_listed === 1, listedLabeller: row.standing_label === 1, listedAdjudicator: row.standing_adjudicate === 1,
@@ -23,6 +24,9 @@ export function accessFacts(db: DB) {
   const s = {
     standing: db.prepare<{ ds: number; me: number }, StandingColumns & { archived: number }>(`SELECT d.archived, ${STANDING}`),
     withDataset: db.prepare<{ ds: number; me: number }, DatasetRow & StandingColumns>(`SELECT d.*, ${STANDING}`),
+    // Only the response's first columns: they sit on its row's own page, the texts mostly on overflow pages.
+    withResponse: db.prepare<{ rid: number; me: number }, DatasetRow & StandingColumns & { response_id: number }>(`
+      SELECT r.id AS response_id, d.*, ${STANDING_COLUMNS} FROM response r JOIN dataset d ON d.id = r.dataset_id ${MEMBER} WHERE r.id = @rid`),
     submittedOwn: db.prepare<[number, number]>(`SELECT 1 FROM annotation WHERE response_id = ? AND annotator_id = ? AND state = 'submitted'`).pluck(),
     submittedItems: db.prepare<[number, number], number>(`SELECT response_id FROM annotation
       WHERE dataset_id = ? AND annotator_id = ? AND state = 'submitted'`).pluck(),
@@ -47,6 +51,17 @@ export function accessFacts(db: DB) {
       if (!row) return undefined;
       const { standing_listed, standing_label, standing_adjudicate, ...dataset } = row;
       return { dataset, standing: user ? standingOf(user, row) : null };
+    },
+
+    /**
+     * As datasetWithStanding, for the dataset of a response, in one query with it: what saving a label
+     * reads first. Undefined for an unknown response.
+     */
+    responseWithStanding(user: CurrentUser | null, responseId: number): { responseId: number; dataset: DatasetRow; standing: Standing | null } | undefined {
+      const row = s.withResponse.get({ rid: responseId, me: user?.id ?? 0 });
+      if (!row) return undefined;
+      const { response_id, standing_listed, standing_label, standing_adjudicate, ...dataset } = row;
+      return { responseId: response_id, dataset, standing: user ? standingOf(user, row) : null };
     },
 
     /** Whether the user may read others' labels and the gold value of one item. */

@@ -1,6 +1,7 @@
 // SQL for the labelling flow: the queue, annotations with their label values, adjudications, progress.
 import type { DB } from '../db/connection.ts';
 import { PREVIEW_CHARS } from '../samples/queries.ts';
+import { SHOWN_COLUMNS, SHOWN_FROM, type ResponseWithSample } from '../responses/queries.ts';
 
 export interface AnnotationRow {
   id: number;
@@ -18,6 +19,9 @@ export interface AnnotationRow {
 
 /** A submitted label as the agreement reads it (raw row): response id, context index, annotator id, value. */
 export type SubmittedValue = [responseId: number, contextIndex: number, annotatorId: number, value: string];
+
+/** A dataset's labelling progress with one expert's own count, as progressOf and shown read it. */
+export interface ProgressRow { overlap: number; slots_filled: number; n_responses: number; mine: number }
 
 export interface LabelValueRow { annotation_id: number; criterion_id: number; context_index: number; value: string }
 
@@ -84,9 +88,18 @@ export function labelQueries(db: DB) {
       (SELECT coalesce(sum(min(r.n_submitted, dataset.overlap)), 0) FROM response r WHERE r.dataset_id = dataset.id) WHERE id = ?`),
     progress: db.prepare<[number], { overlap: number; slots_filled: number; n_responses: number }>('SELECT overlap, slots_filled, n_responses FROM dataset WHERE id = ?'),
     /** The dataset's progress and the expert's own submitted annotations in it (a running count, see migration 0008). */
-    progressOf: db.prepare<{ ds: number; me: number }, { overlap: number; slots_filled: number; n_responses: number; mine: number }>(`
+    progressOf: db.prepare<{ ds: number; me: number }, ProgressRow>(`
       SELECT d.overlap, d.slots_filled, d.n_responses, coalesce(p.n_submitted, 0) AS mine FROM dataset d
       LEFT JOIN annotator_progress p ON p.dataset_id = d.id AND p.annotator_id = @me WHERE d.id = @ds`),
+    /**
+     * A response as pages show it (responses/queries.ts SHOWN_COLUMNS) with its dataset's progress and the
+     * expert's own count (progressOf's, prefixed), in one statement: what the workspace reads for every item.
+     */
+    shown: db.prepare<{ id: number; me: number }, ResponseWithSample & { [K in keyof ProgressRow as `progress_${K}`]: number }>(`
+      SELECT ${SHOWN_COLUMNS}, d.overlap AS progress_overlap, d.slots_filled AS progress_slots_filled, d.n_responses AS progress_n_responses,
+        coalesce(p.n_submitted, 0) AS progress_mine
+      FROM ${SHOWN_FROM} JOIN dataset d ON d.id = r.dataset_id LEFT JOIN annotator_progress p ON p.dataset_id = d.id AND p.annotator_id = @me
+      WHERE r.id = @id`),
     /**
      * Reserves an item for the expert it is shown to: a fresh draft keeps the queue from handing it
      * to others. Returns the expert's annotation, unless it is already submitted (then nothing), and

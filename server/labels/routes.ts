@@ -10,7 +10,7 @@ import type { LabelTarget, ResponseWithSample } from '../responses/queries.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { AnnotationRow, LabelValueRow } from './queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
-import { LabelConflict, LabelError, valueKey, type AnnotationInput, type HandedOut } from './service.ts';
+import { LabelConflict, LabelError, valueKey, type AnnotationInput, type HandedOut, type Progress } from './service.ts';
 import type { FieldErrors } from '../http/forms.ts';
 import { LabelPage, QueueDone, Workspace, type QueueDoneView, type WorkspaceItem } from '../../views/pages/label.tsx';
 import { HistoryList, LabelStart, type HistoryItem } from '../../views/pages/label-history.tsx';
@@ -25,6 +25,10 @@ const NO_FILTER = { q: '', state: '', criterionId: null, value: '' } as const;
 
 /** The dataset of a labelling request, if it exists, and whether the user may label in it. */
 interface LabellingAccess { dataset: DatasetRow | undefined; allowed: boolean }
+const NO_ACCESS: LabellingAccess = { dataset: undefined, allowed: false };
+
+/** A response as the workspace shows it, with its dataset's progress (labels.shown). */
+interface Shown { response: ResponseWithSample; progress: Progress }
 
 const HistoryQuery = z.object({
   q: z.string().trim().max(200).catch(''),
@@ -65,7 +69,7 @@ export function readAnnotation(body: Record<string, unknown>): { input: Annotati
 
 export function labelRoutes(app: AppContext): Router {
   const r = Router();
-  const { labels, criteria, responses } = app;
+  const { labels, criteria } = app;
   // Outside a transaction every statement takes and releases the database's locks itself (file and
   // shared-memory locks, a few system calls), which costs more than a small query: the four reads a
   // save makes before its write transaction are made in one read transaction, or in the group
@@ -74,7 +78,7 @@ export function labelRoutes(app: AppContext): Router {
   const readTogether = <T>(read: () => T): T => (app.db.inTransaction ? read() : oneRead(read) as T);
 
   /** The workspace of one item; `mine` is this expert's annotation of it with its values. */
-  function buildItem(req: Request, dataset: DatasetRow, criteriaList: readonly Criterion[], response: ResponseWithSample,
+  function buildItem(dataset: DatasetRow, criteriaList: readonly Criterion[], { response, progress }: Shown,
     mine: { annotation: AnnotationRow; labels: LabelValueRow[] } | null, override?: { input: AnnotationInput }): WorkspaceItem {
     const values: Record<string, string> = {};
     if (override) for (const [k, v] of override.input.values) values[k] = v;
@@ -84,7 +88,7 @@ export function labelRoutes(app: AppContext): Router {
       contexts: JSON.parse(response.retrieved_contexts) as string[],
       rationale: override?.input.rationale ?? mine?.annotation.rationale ?? '',
       correctedAnswer: override?.input.corrected_answer ?? mine?.annotation.corrected_answer ?? '',
-      progress: labels.progress(dataset.id, req.user!.id),
+      progress,
     };
   }
 
@@ -95,7 +99,7 @@ export function labelRoutes(app: AppContext): Router {
 
   /** The dataset and whether this user may label in it: reads only, so that it can run in a read transaction. */
   function labellingAccess(req: Request, datasetId: number | undefined): LabellingAccess {
-    return datasetId === undefined ? { dataset: undefined, allowed: false } : labels.labellingAccess(datasetId, req.user);
+    return datasetId === undefined ? NO_ACCESS : labels.labellingAccess(datasetId, req.user);
   }
 
   /** The dataset when this user may label in it; otherwise answers the refusal (outside any transaction: the answer touches the session). */
@@ -114,18 +118,18 @@ export function labelRoutes(app: AppContext): Router {
     return admit(req, res, labellingAccess(req, datasetId));
   }
 
-  /** Loads the response and checks that this user may label it; answers the refusal itself. */
-  function load(req: Request, res: Response): { dataset: DatasetRow; response: ResponseWithSample } | null {
-    const response = responses.byId(idParam(req.params.rid) ?? 0);
-    const dataset = labellingDataset(req, res, response?.dataset_id);
-    return dataset ? { dataset, response: response! } : null;
+  /** Loads the response as the workspace shows it and checks that this user may label it; answers the refusal itself. */
+  function load(req: Request, res: Response): { dataset: DatasetRow; shown: Shown } | null {
+    const shown = labels.shown(idParam(req.params.rid) ?? 0, req.user!.id);
+    const dataset = labellingDataset(req, res, shown?.response.dataset_id);
+    return dataset ? { dataset, shown: shown! } : null;
   }
 
-  /** As load, for saving: the response without its texts. */
+  /** As load, for saving: the response without its texts, read with its dataset and the user's standing. */
   function loadTarget(req: Request, res: Response): { dataset: DatasetRow; target: LabelTarget } | null {
-    const target = responses.target(idParam(req.params.rid) ?? 0);
-    const dataset = labellingDataset(req, res, target?.dataset_id);
-    return dataset ? { dataset, target: target! } : null;
+    const found = labels.targetAccess(idParam(req.params.rid) ?? 0, req.user);
+    const dataset = admit(req, res, found ?? NO_ACCESS);
+    return dataset ? { dataset, target: found!.target } : null;
   }
 
   /**
@@ -134,9 +138,8 @@ export function labelRoutes(app: AppContext): Router {
    * flag need not be read again by the write (labels/service.ts ArchivedAsRead).
    */
   const readForSave = (req: Request) => readTogether(() => {
-    const target = responses.target(idParam(req.params.rid) ?? 0);
-    const access = labellingAccess(req, target?.dataset_id);
-    return { target, access, criteriaList: access.allowed ? criteria.forDatasetRow(access.dataset!) : [], mark: app.group.mark() };
+    const found = labels.targetAccess(idParam(req.params.rid) ?? 0, req.user);
+    return { target: found?.target, access: found ?? NO_ACCESS, criteriaList: found?.allowed ? criteria.forDatasetRow(found.dataset) : [], mark: app.group.mark() };
   });
 
   /** Answers with the item handed out (see labels.handOut), or that the queue is done. */
@@ -147,9 +150,9 @@ export function labelRoutes(app: AppContext): Router {
       return sendHtml(res, QueueDone({ ctx, dataset, next: nextActions(req, dataset) }));
     }
     if (!wantsFragment(req)) return res.redirect(303, `/responses/${handed.responseId}/label`);
-    const response = responses.byId(handed.responseId)!;
+    const shown = labels.shown(handed.responseId, req.user!.id)!;
     res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
-    sendHtml(res, Workspace({ ctx, item: buildItem(req, dataset, criteriaList ?? criteria.forDatasetRow(dataset), response, handed) }));
+    sendHtml(res, Workspace({ ctx, item: buildItem(dataset, criteriaList ?? criteria.forDatasetRow(dataset), shown, handed) }));
   }
 
   /** What is left to do in the dataset once this expert's queue is empty. */
@@ -180,8 +183,8 @@ export function labelRoutes(app: AppContext): Router {
   r.get('/responses/:rid/label', requireUser, (req, res) => {
     const loaded = load(req, res);
     if (!loaded) return;
-    const { dataset, response } = loaded;
-    const item = buildItem(req, dataset, criteria.forDatasetRow(dataset), response, labels.mine(response.id, req.user!.id));
+    const { dataset, shown } = loaded;
+    const item = buildItem(dataset, criteria.forDatasetRow(dataset), shown, labels.mine(shown.response.id, req.user!.id));
     render(req, res, dataset, Workspace({ ctx: pageContext(req), item }));
   });
 
@@ -190,13 +193,13 @@ export function labelRoutes(app: AppContext): Router {
     r.get(`/responses/:rid/label/${direction}`, requireUser, (req, res) => {
       const loaded = load(req, res);
       if (!loaded) return;
-      const { dataset, response } = loaded;
+      const { dataset, shown: here } = loaded;
       const me = req.user!.id;
-      const target = direction === 'prev' ? labels.history.previous(me, dataset.id, response.id) : labels.history.next(me, dataset.id, response.id);
+      const target = direction === 'prev' ? labels.history.previous(me, dataset.id, here.response.id) : labels.history.next(me, dataset.id, here.response.id);
       if (target !== null && !wantsFragment(req)) return res.redirect(303, `/responses/${target}/label`);
-      const shown = target === null ? response : responses.byId(target)!;
+      const shown = target === null ? here : labels.shown(target, me)!;
       if (target !== null) res.set('HX-Push-Url', `/responses/${target}/label`);
-      const item = buildItem(req, dataset, criteria.forDatasetRow(dataset), shown, labels.mine(shown.id, me));
+      const item = buildItem(dataset, criteria.forDatasetRow(dataset), shown, labels.mine(shown.response.id, me));
       render(req, res, dataset, Workspace({ ctx: pageContext(req), item, ...(target === null ? { edge: direction === 'prev' ? 'first' : 'last' } as const : {}) }));
     });
   }
@@ -235,13 +238,13 @@ export function labelRoutes(app: AppContext): Router {
       const ctx = pageContext(req);
       if (err instanceof LabelConflict) {
         app.log.info('label.conflict', { response: target.id, user: req.user!.id });
-        const item = buildItem(req, dataset, criteriaList, responses.byId(target.id)!, labels.mine(target.id, req.user!.id));
+        const item = buildItem(dataset, criteriaList, labels.shown(target.id, req.user!.id)!, labels.mine(target.id, req.user!.id));
         return render(req, res, dataset, Workspace({ ctx, item, conflict: true }), 409);
       }
       if (err instanceof LabelError) {
         const errors: FieldErrors = { [err.field]: req.t(err.key, err.params) };
         if (err.field === '_form') app.log.warn('label.refused', { response: target.id, user: req.user!.id, reason: err.key });
-        const item = buildItem(req, dataset, criteriaList, responses.byId(target.id)!, labels.mine(target.id, req.user!.id), { input });
+        const item = buildItem(dataset, criteriaList, labels.shown(target.id, req.user!.id)!, labels.mine(target.id, req.user!.id), { input });
         return render(req, res, dataset, Workspace({ ctx, item, errors }), 422);
       }
       throw err;

@@ -4,10 +4,10 @@ import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import type { CurrentUser } from '../http/context.ts';
 import type { Criterion } from '../criteria/queries.ts';
-import type { LabelTarget } from '../responses/queries.ts';
+import type { LabelTarget, ResponseWithSample } from '../responses/queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { canonicalValue } from '../criteria/values.ts';
-import { CLAIM_MINUTES, labelQueries, type AnnotationRow, type LabelValueRow } from './queries.ts';
+import { CLAIM_MINUTES, labelQueries, type AnnotationRow, type LabelValueRow, type ProgressRow } from './queries.ts';
 import { ArchivedError, writableGuard } from '../datasets/archived.ts';
 import { checkText, LIMITS } from '../limits.ts';
 import { accessFacts } from '../access/facts.ts';
@@ -41,6 +41,11 @@ export interface HandedOut { responseId: number; annotation: AnnotationRow; labe
  * the write refuses on the flag it is given instead of reading it again. Otherwise it reads it again.
  */
 export interface ArchivedAsRead { archived: boolean; mark: number | null }
+
+/** A dataset's labelling progress: label slots filled of all it asks for (responses × overlap), and the expert's own submissions. */
+export interface Progress { done: number; total: number; mine: number; overlap: number }
+
+const progressFrom = (p: ProgressRow): Progress => ({ done: p.slots_filled, total: p.n_responses * p.overlap, mine: p.mine, overlap: p.overlap });
 
 /** The version a form showing this annotation carries: 0 while it was never submitted ("none yet"). */
 export function seenVersion(a: { state: string; version: number } | null | undefined): number {
@@ -214,6 +219,16 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
       return { dataset: found?.dataset, allowed: found?.standing != null && mayLabel(found.standing) };
     },
 
+    /**
+     * A response as a label is saved against it, with its dataset and whether the user may label in it
+     * (as labellingAccess), in one query; undefined for an unknown response.
+     */
+    targetAccess(responseId: number, user: CurrentUser | null): { target: LabelTarget; dataset: DatasetRow; allowed: boolean } | undefined {
+      const found = facts.responseWithStanding(user, responseId);
+      if (!found) return undefined;
+      return { target: { id: found.responseId, dataset_id: found.dataset.id }, dataset: found.dataset, allowed: found.standing != null && mayLabel(found.standing) };
+    },
+
     /** Whether the user adjudicates the dataset (the rule: access/permissions.ts mayAdjudicate). */
     canAdjudicate(datasetId: number, user: CurrentUser | null): boolean {
       const st = facts.standing(user, datasetId);
@@ -247,9 +262,14 @@ export function labelService(db: DB, audit: AuditQueries, derived: DerivedCache,
       archived?: ArchivedAsRead) =>
       submitAndHandOutTx(user, response, criteria, input, expectedVersion, overlap, archived),
 
-    progress(datasetId: number, userId: number) {
-      const p = q.progressOf.get({ ds: datasetId, me: userId })!;
-      return { done: p.slots_filled, total: p.n_responses * p.overlap, mine: p.mine, overlap: p.overlap };
+    progress: (datasetId: number, userId: number): Progress => progressFrom(q.progressOf.get({ ds: datasetId, me: userId })!),
+
+    /** A response as the workspace shows it, with its dataset's progress and the expert's own (as `progress`), in one query. */
+    shown(responseId: number, userId: number): { response: ResponseWithSample; progress: Progress } | undefined {
+      const row = q.shown.get({ id: responseId, me: userId });
+      if (!row) return undefined;
+      const { progress_overlap: overlap, progress_slots_filled: slots_filled, progress_n_responses: n_responses, progress_mine: mine, ...response } = row;
+      return { response, progress: progressFrom({ overlap, slots_filled, n_responses, mine }) };
     },
 
     submittedFor: (responseId: number) => ({ annotations: q.submittedFor.all(responseId), labels: q.labelsForResponse.all(responseId) }),

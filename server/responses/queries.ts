@@ -38,22 +38,22 @@ export function responseHash(system: string, answer: string, contexts: string[])
 }
 
 /**
- * A response with its sample as pages show it: texts within the limits of server/limits.ts (data
+ * A response with its sample as pages show it (SHOWN_COLUMNS of SHOWN_FROM): texts within the limits of server/limits.ts (data
  * stored before the limits is shown cut, its contexts beyond the limit left out), and how many
  * contexts it really has.
  */
-const SHOWN = `SELECT r.id, r.sample_id, r.dataset_id, r.system, substr(r.answer, 1, ${LIMITS.answer}) AS answer,
+export const SHOWN_COLUMNS = `r.id, r.sample_id, r.dataset_id, r.system, substr(r.answer, 1, ${LIMITS.answer}) AS answer,
     ${sqlClippedList('r.retrieved_contexts', LIMITS.contexts, LIMITS.context)} AS retrieved_contexts,
     json_array_length(r.retrieved_contexts) AS n_contexts, r.metadata, r.n_submitted, r.created_at,
     substr(s.question, 1, ${LIMITS.question}) AS question, substr(s.ground_truth, 1, ${LIMITS.groundTruth}) AS ground_truth,
-    ${sqlClippedList('s.reference_contexts', LIMITS.contexts, LIMITS.context)} AS reference_contexts, s.tags
-  FROM response r JOIN sample s ON s.id = r.sample_id`;
+    ${sqlClippedList('s.reference_contexts', LIMITS.contexts, LIMITS.context)} AS reference_contexts, s.tags`;
+/** The tables of SHOWN_COLUMNS: a response `r` and its sample `s` (other columns may be joined on). */
+export const SHOWN_FROM = 'response r JOIN sample s ON s.id = r.sample_id';
+const SHOWN = `SELECT ${SHOWN_COLUMNS} FROM ${SHOWN_FROM}`;
 
 export function responseQueries(db: DB) {
   const s = {
     byId: db.prepare<[number], ResponseWithSample>(`${SHOWN} WHERE r.id = ?`),
-    // Only the first columns: they sit on the row's own page, the texts mostly on overflow pages.
-    target: db.prepare<[number], LabelTarget>('SELECT id, dataset_id FROM response WHERE id = ?'),
     forSample: db.prepare<[number], ResponseRow>('SELECT * FROM response WHERE sample_id = ? ORDER BY id'),
     countForDataset: db.prepare<[number]>('SELECT n_responses FROM dataset WHERE id = ?').pluck(),
     systems: db.prepare<[number], { system: string; n: number }>('SELECT system, count(*) AS n FROM response WHERE dataset_id = ? GROUP BY system ORDER BY system'),
@@ -61,8 +61,6 @@ export function responseQueries(db: DB) {
   };
   return {
     byId: (id: number) => s.byId.get(id),
-    /** What saving a label needs, without reading the texts. */
-    target: (id: number) => s.target.get(id),
     forSample: (sampleId: number) => s.forSample.all(sampleId),
     countForDataset: (datasetId: number) => s.countForDataset.get(datasetId) as number,
     systems: (datasetId: number) => s.systems.all(datasetId),
