@@ -71,9 +71,10 @@ export function labelRoutes(app: AppContext): Router {
   const r = Router();
   const { labels, criteria } = app;
   // Outside a transaction every statement takes and releases the database's locks itself (file and
-  // shared-memory locks, a few system calls), which costs more than a small query: the four reads a
-  // save makes before its write transaction are made in one read transaction, or in the group
-  // commit's transaction when one is open (a savepoint would only add two statements).
+  // shared-memory locks, a few system calls), which costs more than a small query: the reads a save
+  // makes before its write transaction (the response with its dataset and the user's standing, and the
+  // dataset's criteria when they changed since they were kept) are made in one read transaction, or in
+  // the group commit's transaction when one is open (a savepoint would only add two statements).
   const oneRead = app.db.transaction((read: () => unknown) => read());
   const readTogether = <T>(read: () => T): T => (app.db.inTransaction ? read() : oneRead(read) as T);
 
