@@ -556,17 +556,21 @@ async function main(): Promise<void> {
           `non-2xx ${otherRuns[i]!.non2xx}), goldset/compared ${(g.reqPerSec / otherRuns[i]!.reqPerSec).toFixed(3)}` : ''));
     }
 
-    // ---- Paced: the same experts at a fixed overall rate below saturation, goldset and its floor alike.
+    // ---- Paced: the same experts at a fixed overall rate below saturation, goldset and its floor alike;
+    // and bare express at that rate, over as many connections: the tail of the machine and the load
+    // generator themselves, which no server here can be below.
     const pacedRate = Math.round(PACED_SHARE * median(goldRuns.map((r) => r.reqPerSec)));
-    let paced: { rate: number; goldset: Run; floor: Run } | null = null;
+    let paced: { rate: number; goldset: Run; floor: Run; bare: Run } | null = null;
     if (pacedRate > 0) {
       const at = (o: LoadOptions) => ({ ...o, overallRate: pacedRate });
       if (WARMUP > 0) await measure(goldset, at(opts), WARMUP);
       const pacedGold = await measure(goldset, at(opts), DURATION);
       const pacedFloor = await measure(goldset, at(sides.floor.opts), DURATION);
-      paced = { rate: pacedRate, goldset: pacedGold, floor: pacedFloor };
+      const pacedBare = await measure(bare, at(sides.bare.opts), DURATION);
+      paced = { rate: pacedRate, goldset: pacedGold, floor: pacedFloor, bare: pacedBare };
       console.log(`  paced at ${pacedRate} req/s (${Math.round(PACED_SHARE * 100)}% of goldset's throughput): goldset ${Math.round(pacedGold.reqPerSec)} req/s, ` +
-        `p50 ${pacedGold.p50} ms, p99 ${pacedGold.p99} ms; middleware floor p50 ${pacedFloor.p50} ms, p99 ${pacedFloor.p99} ms`);
+        `p50 ${pacedGold.p50} ms, p99 ${pacedGold.p99} ms; middleware floor p50 ${pacedFloor.p50} ms, p99 ${pacedFloor.p99} ms; ` +
+        `bare express p50 ${pacedBare.p50} ms, p99 ${pacedBare.p99} ms`);
     }
 
     await goldset.stop();
@@ -660,7 +664,7 @@ async function main(): Promise<void> {
       ['goldset / bare', `${ratio.toFixed(3)}  (runs: ${ratios.map((x) => x.toFixed(3)).join(', ')}; target ≥ ${TARGET_RATIO})`],
       ['goldset latency p50 / p90 / p99 / max', `${p50} / ${medianOf(goldRuns, (r) => r.p90)} / ${p99} / ${medianOf(goldRuns, (r) => r.max)} ms  (target p99 < ${TARGET_P99_MS} ms)`],
       ['paced: the same load at a fixed overall rate', paced === null ? 'not run (--paced 0)' : `${paced.rate} req/s (${Math.round(PACED_SHARE * 100)}% of goldset's throughput): ` +
-        `goldset p50 / p90 / p99 ${paced.goldset.p50} / ${paced.goldset.p90} / ${paced.goldset.p99} ms; floor p99 ${paced.floor.p99} ms`],
+        `goldset p50 / p90 / p99 ${paced.goldset.p50} / ${paced.goldset.p90} / ${paced.goldset.p99} ms; floor p99 ${paced.floor.p99} ms; bare express p99 ${paced.bare.p99} ms`],
       ...(other ? [['compared: ' + COMPARE, compareLine()] as [string, string]] : []),
       ['middleware floor: logged-in htmx POST → "ok"', `${Math.round(floorRps)} req/s = ${floorRatio.toFixed(3)} of bare (p50 ${medianOf(floorRuns, (r) => r.p50)} ms, ` +
         `p99 ${medianOf(floorRuns, (r) => r.p99)} ms${floorCpu === null ? '' : `, ${(floorCpu * 1000).toFixed(0)} µs CPU per request`}); goldset = ${(goldRps / floorRps).toFixed(3)} of it`],
@@ -738,8 +742,8 @@ async function main(): Promise<void> {
         cpuUsPerReq: compared.cpuUsPerReq === null ? null : Math.round(compared.cpuUsPerReq),
         cpuRatio: compared.cpuRatios && Number(median(compared.cpuRatios).toFixed(3)) },
       paced: paced && { share: PACED_SHARE, reqPerSec: paced.rate, goldset: { p50Ms: paced.goldset.p50, p90Ms: paced.goldset.p90, p99Ms: paced.goldset.p99, achievedReqPerSec: Math.round(paced.goldset.reqPerSec) },
-        floor: { p50Ms: paced.floor.p50, p99Ms: paced.floor.p99 } },
-      runs: { bare: bareRuns, goldset: goldRuns, floor: floorRuns, ...(paced ? { pacedGoldset: paced.goldset, pacedFloor: paced.floor } : {}) },
+        floor: { p50Ms: paced.floor.p50, p99Ms: paced.floor.p99 }, bare: { p50Ms: paced.bare.p50, p99Ms: paced.bare.p99 } },
+      runs: { bare: bareRuns, goldset: goldRuns, floor: floorRuns, ...(paced ? { pacedGoldset: paced.goldset, pacedFloor: paced.floor, pacedBare: paced.bare } : {}) },
       profile,
       ...runInfo(),
     };
