@@ -9,6 +9,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // The command line answers in the environment's language (server/config.ts cliLocale): the tests that
+    // run it read English unless they ask for Chinese themselves, on whatever LANG the machine has.
+    env: { GOLDSET_LANG: 'en' },
     projects: [
       {
         extends: true,

@@ -22,7 +22,8 @@ import { LOCALE_COOKIE } from './auth/routes.ts';
 import { criterionRoutes } from './criteria/routes.ts';
 import { labelRoutes } from './labels/routes.ts';
 import { adjudicationRoutes } from './labels/adjudication-routes.ts';
-import { apiRoutes } from './api/routes.ts';
+import { apiLocale, apiRoutes } from './api/routes.ts';
+import { jsonProblem } from './importexport/messages.ts';
 import { agreementRoutes } from './agreement/routes.ts';
 import { judgeSettingsRoutes } from './judge/settings-routes.ts';
 import { runRoutes } from './judge/run-routes.ts';
@@ -178,13 +179,13 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
     // Every write path refuses an archived dataset in its service; the answer is the same everywhere.
     if (err instanceof ArchivedError) {
       log.info('dataset.archived_refused', { method: req.method, path: req.path, user: req.user?.id ?? null, dataset: err.datasetId });
-      if (req.path.startsWith('/api/')) return res.status(409).json({ error: 'archived', message: 'The dataset is archived and read-only.' });
+      if (req.path.startsWith('/api/')) return res.status(409).json({ error: 'archived', message: translator(apiLocale(req))('api.archived') });
       return sendError(req, res, 409, req.t('err.dataset_archived'));
     }
     if ((err as { cause?: unknown })?.cause instanceof TooDeepError || err instanceof TooDeepError) {
       log.warn('request.too_deep', { method: req.method, path: req.path, ip: req.ip });
       if (req.path.startsWith('/api/')) {
-        return res.status(422).json({ error: 'too_deep', message: `The body nests more than ${LIMITS.jsonDepth} levels of arrays and objects.`, field: 'body' });
+        return res.status(422).json({ error: 'too_deep', message: translator(apiLocale(req))('api.too_deep', { limit: LIMITS.jsonDepth }), field: 'body' });
       }
       return sendError(req, res, 422, req.t('err.too_deep', { limit: LIMITS.jsonDepth }));
     }
@@ -193,7 +194,10 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
       if (status >= 500) log.error('api.failed', { path: req.path, message: e.message, stack: (err as Error)?.stack });
       else log.warn('api.bad_request', { path: req.path, type: e.type ?? null });
       const error = e.type === 'entity.parse.failed' ? 'invalid_json' : e.type === 'entity.too.large' ? 'too_large' : status >= 500 ? 'internal' : 'bad_request';
-      const message = e.type === 'entity.parse.failed' ? `The body is not valid JSON: ${e.message}` : error;
+      const locale = apiLocale(req);
+      const t = translator(locale);
+      const message = e.type === 'entity.parse.failed' ? `${t('api.invalid_json')}${locale === 'zh' ? '' : ' '}${jsonProblem(e.message ?? '', locale)}`
+        : e.type === 'entity.too.large' ? t('api.too_large') : error;
       return res.status(status).json({ error, message, field: e.type === 'entity.parse.failed' ? 'body' : undefined });
     }
     if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') {

@@ -20,7 +20,7 @@ import { cmdEstimate, cmdSample, EstimateUsageError } from './estimate/cli.ts';
 import { cmdExportJudge } from './calibration/export-judge-cli.ts';
 import { GoldsetFormatError, isGoldsetJsonl, restoreGoldsetJsonl } from './importexport/goldset-jsonl.ts';
 import { DECLARED_TYPES, type DeclaredType } from './importexport/import-labels.ts';
-import { labelErrorMessage } from './importexport/messages.ts';
+import { importRefusal } from './importexport/messages.ts';
 import { UserError } from './users/service.ts';
 import { ArchivedError } from './datasets/archived.ts';
 import { LIMITS } from './limits.ts';
@@ -121,19 +121,13 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
     format, filename: file, sheet: o.sheet as string | undefined, annotatorId, criterionTypes: criterionTypes(o['criterion-type']), runName: o.run as string | undefined, scoreColumns,
   });
   if (!result.ok) {
-    if (result.needsAnnotator) throw new UsageError('the file has human.<criterion> label columns: name their author with --annotator EMAIL');
-    if (result.scoreError) throw new UsageError(result.scoreError);
-    if (result.criterionError) throw new UsageError(`human.${result.criterionError.criterion}: ${translator('en')(result.criterionError.key, result.criterionError.params)}`);
-    if (result.missingScoreColumns) throw new UsageError(`--score-column: no column ${result.missingScoreColumns.map((c) => `"${c}"`).join(', ')} in the file`);
-    if (result.ambiguousRows) {
-      throw new UsageError(result.ambiguousRows.map((lines) => `lines ${lines.join(', ')}: ${AMBIGUOUS}`).join('\n'));
-    }
-    const lines = result.labelErrors
-      ? result.labelErrors.map((e) => ((e.problem ?? 'value') === 'value' ? `line ${e.line}: '${e.value}' is not a ${e.kind} value of criterion '${e.criterion}'` : labelErrorMessage(e, translator('en'))))
-      : result.errors.map((e) => e.message);
-    const more = result.totalErrors - result.errors.length;
-    if (out.json) out.print('', { ok: false, dataset: dataset.name, dataset_created: created, errors: lines, total_errors: result.totalErrors });
-    else console.error(`nothing imported: ${result.rows === 0 && result.totalErrors === 0 ? 'the file has no rows' : ''}\n${lines.join('\n')}${more > 0 ? `\n…and ${more} more` : ''}`);
+    // What is wrong with the file, in the user's language (config.cliLocale), as the import page says it.
+    const { wholeFile, messages } = importRefusal(result, ctx.config.cliLocale);
+    if (wholeFile) throw new UsageError(messages.join('\n'));
+    const t = translator(ctx.config.cliLocale);
+    const more = result.totalErrors - messages.length;
+    if (out.json) out.print('', { ok: false, dataset: dataset.name, dataset_created: created, errors: messages, total_errors: result.totalErrors });
+    else console.error(`${t('import.nothing_imported')}\n${messages.join('\n')}${more > 0 ? `\n${t('import.more_errors', { n: more })}` : ''}`);
     return 1;
   }
   out.print(`imported ${result.rows} rows into "${dataset.name}": ${result.created} new samples, ${result.matched} matched existing` +
@@ -154,9 +148,6 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   ctx.searchIndex.catchUp();
   return 0;
 }
-
-const AMBIGUOUS = 'the same question, answer and contexts with different scores or labels, and no system to tell them apart; '
-  + 'give these rows a system column, or keep one of them';
 
 /** The expert named by --annotator, created (without a password, to be invited later) if unknown. */
 function annotatorFor(ctx: AppContext, email: string): number {
@@ -247,7 +238,7 @@ async function cmdUser(ctx: AppContext, positionals: string[], o: Opts, out: Out
     out.print(`created ${role} ${user.email}`, { ok: true, id: user.id, email: user.email, role });
     return 0;
   } catch (err) {
-    if (err instanceof UserError) throw new UsageError(translator('en')(err.key));
+    if (err instanceof UserError) throw new UsageError(translator(ctx.config.cliLocale)(err.key));
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 // goldset's configuration: read from an environment map once, validated with zod, passed down explicitly.
 import { z } from 'zod';
+import { localeOfEnvironment, type Locale } from './i18n/index.ts';
 
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -16,6 +17,7 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().min(1).optional(),
   GOLDSET_JUDGE_MODEL: z.string().min(1).optional(),
   GOLDSET_EMBEDDING_MODEL: z.string().min(1).optional(),
+  GOLDSET_LANG: z.enum(['en', 'zh']).optional(),
 });
 
 export interface Config {
@@ -28,6 +30,12 @@ export interface Config {
   synchronous: 'NORMAL' | 'FULL';
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   judge: { baseURL?: string; apiKey?: string; chatModel?: string; embeddingModel?: string };
+  /**
+   * The command line's language for what it says about the user's data (import refusals, refused
+   * releases, estimates, users): GOLDSET_LANG, else the environment's locale (LC_ALL, LC_MESSAGES,
+   * LANG: zh_CN.UTF-8 is 简体中文), else English. Its usage text and option errors are English.
+   */
+  cliLocale: Locale;
 }
 
 export class ConfigError extends Error {}
@@ -54,5 +62,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ...(e.GOLDSET_JUDGE_MODEL ? { chatModel: e.GOLDSET_JUDGE_MODEL } : {}),
       ...(e.GOLDSET_EMBEDDING_MODEL ? { embeddingModel: e.GOLDSET_EMBEDDING_MODEL } : {}),
     },
+    cliLocale: e.GOLDSET_LANG ?? localeOfEnvironment(env),
   };
 }

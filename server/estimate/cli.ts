@@ -53,7 +53,7 @@ export async function cmdSample(ctx: AppContext, o: Record<string, unknown>, out
       result = ctx.estimates.draw(null, dataset.id, { system, size, seed, systems: systemNames(ctx, dataset.id) });
     }
   } catch (err) {
-    if (err instanceof EstimateError) throw new EstimateUsageError(en(err.key, err.params));
+    if (err instanceof EstimateError) throw new EstimateUsageError(translator(ctx.config.cliLocale)(err.key, err.params));
     throw err;
   }
   const data = sampleJson(result);
@@ -111,9 +111,9 @@ export async function cmdEstimate(ctx: AppContext, o: Record<string, unknown>, o
   const halfWidth = o['half-width'] === undefined ? undefined : Number(o['half-width']);
   if (halfWidth !== undefined && !(halfWidth > 0 && Number.isFinite(halfWidth))) throw new EstimateUsageError('--half-width takes a positive number (in the criterion\'s units)');
   const system = typeof o.system === 'string' ? o.system : null;
-  if (system !== null && !systemNames(ctx, dataset.id).includes(system)) throw new EstimateUsageError(en('est.err_system', { system }));
+  if (system !== null && !systemNames(ctx, dataset.id).includes(system)) throw new EstimateUsageError(translator(ctx.config.cliLocale)('est.err_system', { system }));
   const r = ctx.estimates.estimate({ criterion, run, system, threshold, halfWidth });
-  if (r.refusal) throw new EstimateUsageError(en(`est.refused_${r.refusal}`));
+  if (r.refusal) throw new EstimateUsageError(translator(ctx.config.cliLocale)(`est.refused_${r.refusal}`));
   const evalSet = evalSetOf(run.selection);
   // Which eval set the estimate is about: the release the run was limited to, or null (the working copy).
   const data = { ...estimateJson(r), release: evalSet && { tag: evalSet.tag, hash: evalSet.hash } };

@@ -9,6 +9,7 @@ import { enReleases } from './en-releases.ts';
 import { enFirsthour } from './en-firsthour.ts';
 import { enEstimate } from './en-estimate.ts';
 import { enRagas } from './en-ragas.ts';
+import { enInterfaces } from './en-interfaces.ts';
 
 export const en = {
   ...enLabelling,
@@ -21,6 +22,7 @@ export const en = {
   ...enFirsthour,
   ...enEstimate,
   ...enRagas,
+  ...enInterfaces,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

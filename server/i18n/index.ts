@@ -26,6 +26,15 @@ export function translator(locale: Locale): T {
   return translators[locale];
 }
 
+/**
+ * The language of a process's environment, as POSIX programs pick their messages' language: the first
+ * of LC_ALL, LC_MESSAGES and LANG that is set decides (zh_CN.UTF-8, zh_TW… are Chinese; C, en_US… English).
+ */
+export function localeOfEnvironment(env: Record<string, string | undefined>): Locale {
+  const set = [env.LC_ALL, env.LC_MESSAGES, env.LANG].find((v) => v !== undefined && v !== '');
+  return set !== undefined && /^zh/i.test(set) ? 'zh' : 'en';
+}
+
 /** The user's saved choice wins; otherwise the first of the browser's languages that goldset speaks. */
 export function pickLocale(saved: string | null | undefined, acceptLanguage: string | undefined): Locale {
   if (isLocale(saved)) return saved;

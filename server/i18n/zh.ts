@@ -10,6 +10,7 @@ import { zhReleases } from './zh-releases.ts';
 import { zhFirsthour } from './zh-firsthour.ts';
 import { zhEstimate } from './zh-estimate.ts';
 import { zhRagas } from './zh-ragas.ts';
+import { zhInterfaces } from './zh-interfaces.ts';
 
 export const zh: Record<MessageKey, string> = {
   ...zhLabelling,
@@ -22,6 +23,7 @@ export const zh: Record<MessageKey, string> = {
   ...zhFirsthour,
   ...zhEstimate,
   ...zhRagas,
+  ...zhInterfaces,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

@@ -5,7 +5,9 @@ import type { DB } from '../db/connection.ts';
 
 export interface ImportedRun { run: string; metric: string; run_id: number; scored: number; missing: number }
 
-export class ScoreImportAbort extends Error {}
+export class ScoreImportAbort extends Error {
+  constructor(readonly run: string, readonly metric: string) { super(`run "${run}" for ${metric} was scored by goldset; import into another run name`); }
+}
 
 export function writeScoreRuns(db: DB, staging: string, datasetId: number, runName: string, metrics: string[], actorId: number | null): ImportedRun[] {
   const existing = db.prepare<[number, string, string], { id: number; source: string }>('SELECT id, source FROM run WHERE dataset_id = ? AND name = ? AND metric_key = ?');
@@ -29,7 +31,7 @@ export function writeScoreRuns(db: DB, staging: string, datasetId: number, runNa
 
   return metrics.map((metric) => {
     const found = existing.get(datasetId, runName, metric);
-    if (found && found.source !== 'imported') throw new ScoreImportAbort(`run "${runName}" for ${metric} was scored by goldset; import into another run name`);
+    if (found && found.source !== 'imported') throw new ScoreImportAbort(runName, metric);
     const runId = found ? found.id : Number(insertRun.run(datasetId, runName, metric, actorId).lastInsertRowid);
     insertScores.run({ run: runId, path: `$."${metric.replace(/"/g, '""')}"` });
     const c = counts.get(runId)!;

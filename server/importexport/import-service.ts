@@ -54,8 +54,8 @@ export interface ImportFailure {
   criterionError?: CriterionImportError;
   /** The file has expert labels but nobody was named as their author. */
   needsAnnotator?: boolean;
-  /** Why the file's judge scores could not be imported. */
-  scoreError?: string;
+  /** Why the file's judge scores could not be imported (a message key of server/i18n with its params). */
+  scoreError?: { key: 'import.score_run_goldset'; params: { run: string; metric: string } } | { key: 'import.run_name_too_long'; params: { length: number; limit: number } };
   /** Rows without a system, with the same content but different scores or labels: which is whose cannot be told (file lines, per content). */
   ambiguousRows?: number[][];
   /** Score columns asked for that the file does not have. */
@@ -232,7 +232,7 @@ export function importService(db: DB, audit: AuditQueries,
       try {
         scoreRuns = writeScoreRuns(db, w.staging, datasetId, options.runName, read.scoreColumns, actorId);
       } catch (err) {
-        if (err instanceof ScoreImportAbort) throw new Rejected({ ok: false, errors: [], totalErrors: 1, rows, scoreError: err.message });
+        if (err instanceof ScoreImportAbort) throw new Rejected({ ok: false, errors: [], totalErrors: 1, rows, scoreError: { key: 'import.score_run_goldset', params: { run: err.run, metric: err.metric } } });
         throw err;
       }
     }
@@ -261,7 +261,7 @@ export function importService(db: DB, audit: AuditQueries,
       if (!deps.datasets.get(datasetId)) throw new Error(`no dataset ${datasetId}`);
       writable(datasetId);
       if (options.runName !== undefined && options.runName.length > LIMITS.runName) {
-        return { ok: false, errors: [], totalErrors: 1, rows: 0, scoreError: `the run name has ${options.runName.length} characters; the limit is ${LIMITS.runName}` };
+        return { ok: false, errors: [], totalErrors: 1, rows: 0, scoreError: { key: 'import.run_name_too_long', params: { length: options.runName.length, limit: LIMITS.runName } } };
       }
       await reader.ready();
       const w = importWriter(db, crypto.randomUUID());

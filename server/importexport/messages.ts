@@ -1,7 +1,27 @@
 // Import errors in the user's language, from the parser's stable codes and params.
-import type { Locale, T } from '../i18n/index.ts';
-import type { RowError } from '../io/errors.ts';
+import { translator, type Locale, type T } from '../i18n/index.ts';
+import { describeError, type RowError } from '../io/errors.ts';
 import type { LabelImportError } from './import-labels.ts';
+import type { ImportFailure } from './import-service.ts';
+
+/**
+ * Why an import was refused, in the user's language: what every entry point (the import page, the
+ * command line) shows. Refusals of the whole file (labels without an author, scores, criteria,
+ * score columns, rows that cannot be told apart) come before any row error; otherwise the file's
+ * row or label errors, as many as the import kept (`totalErrors` counts them all).
+ */
+export function importRefusal(result: ImportFailure, locale: Locale): { wholeFile: boolean; messages: string[] } {
+  const t = translator(locale);
+  // Only the command line can leave labels without an author (the import page names the uploader; the API refuses labels).
+  if (result.needsAnnotator) return { wholeFile: true, messages: [t('import.needs_annotator')] };
+  if (result.ambiguousRows) return { wholeFile: true, messages: result.ambiguousRows.map((lines) => t('ragas.import_ambiguous', { lines: lines.join(', ') })) };
+  if (result.missingScoreColumns) return { wholeFile: true, messages: [t('ragas.import_missing_score_columns', { columns: result.missingScoreColumns.join(', ') })] };
+  if (result.scoreError) return { wholeFile: true, messages: [t(result.scoreError.key, result.scoreError.params)] };
+  if (result.criterionError) return { wholeFile: true, messages: [`human.${result.criterionError.criterion}: ${t(result.criterionError.key, result.criterionError.params)}`] };
+  if (result.labelErrors) return { wholeFile: false, messages: result.labelErrors.map((e) => labelErrorMessage(e, t)) };
+  if (result.rows === 0 && result.totalErrors === 0) return { wholeFile: false, messages: [t('import.empty')] };
+  return { wholeFile: false, messages: result.errors.map((e) => rowErrorMessage(e, locale)) };
+}
 
 /** A label cell the import refused, in the user's language. */
 export function labelErrorMessage(e: LabelImportError, t: T): string {
@@ -45,9 +65,14 @@ function jsonZh(detail: string): string {
   return where ? `${what}，约在第 ${Number(where[1]) + 1} 个字符处` : what;
 }
 
+/** What JSON.parse said of a text, in the user's language (its own English, or the Chinese tables above). */
+export function jsonProblem(detail: string, locale: Locale): string {
+  return locale === 'en' ? detail : jsonZh(detail);
+}
+
 /** English comes from the parser itself; Chinese is written here, parser details included (never the parser's English). */
 export function rowErrorMessage(e: RowError, locale: Locale): string {
-  if (locale === 'en') return e.message;
+  if (locale === 'en') return describeError(e); // e.message, made again: a caller may have moved the line (0: none named)
   const at = e.line > 0 ? (e.unit === 'row' ? `第 ${e.line} 行：` : `第 ${e.line} 行：`) : '';
   const col = `${e.unit === 'row' ? '列' : '字段'}“${e.field ?? ''}”`;
   const names = (xs: string[]) => xs.map((x) => `“${x}”`).join(' 或 ');

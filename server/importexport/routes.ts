@@ -10,7 +10,7 @@ import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, datasetRecords, overlongCell, writeExport, writeRecordsXlsx } from './export.ts';
 import { applyLabellingSheet, readSheetMeta } from '../labelsheet/upload.ts';
-import { labelErrorMessage, rowErrorMessage } from './messages.ts';
+import { importRefusal } from './messages.ts';
 import { ExportRunError, scoreColumnsOf } from './export-scores.ts';
 import type { ScoreColumn } from './export-responses.ts';
 import { ExportPage, ImportPage } from '../../views/pages/importexport.tsx';
@@ -85,13 +85,7 @@ export function importExportRoutes(app: AppContext): Router {
       });
       if (!result.ok) {
         app.log.info('import.refused', { dataset: dataset.id, errors: result.totalErrors, user: req.user!.id });
-        const errors = result.ambiguousRows ? result.ambiguousRows.map((lines) => req.t('ragas.import_ambiguous', { lines: lines.join(', ') }))
-          : result.missingScoreColumns ? [req.t('ragas.import_missing_score_columns', { columns: result.missingScoreColumns.join(', ') })]
-          : result.scoreError ? [result.scoreError]
-          : result.criterionError ? [`human.${result.criterionError.criterion}: ${req.t(result.criterionError.key, result.criterionError.params)}`]
-          : result.labelErrors
-          ? result.labelErrors.map((e) => labelErrorMessage(e, req.t))
-          : result.rows === 0 && result.totalErrors === 0 ? [req.t('import.empty')] : result.errors.map((e) => rowErrorMessage(e, req.locale));
+        const errors = importRefusal(result, req.locale).messages;
         return sendDocument(res, ImportPage({ ctx, dataset, users: app.users.queries.all(), outcome: { errors, moreErrors: result.totalErrors - errors.length } }), 422);
       }
       app.log.info('import.done', { dataset: dataset.id, rows: result.rows, created: result.created, user: req.user!.id });

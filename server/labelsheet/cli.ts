@@ -50,11 +50,11 @@ export async function importLabellingSheet(ctx: AppContext, file: string, o: Rec
   const annotator = expert(ctx, o.annotator);
   const state = o.submit ? 'submitted' : 'draft';
   const result = await applyLabellingSheet(ctx, file, { datasetId: dataset.id, annotator, state, actorId: null });
-  const t = translator('en');
+  const t = translator(ctx.config.cliLocale);
   if (!result.ok) {
     const lines = result.errors.map((e) => t(e.key, e.params));
     if (out.json) out.print('', { ok: false, dataset: dataset.name, errors: lines, total_errors: result.total });
-    else console.error(`${t('sheet.failed')}\n${lines.join('\n')}${result.total > lines.length ? `\n…and ${result.total - lines.length} more` : ''}`);
+    else console.error(`${t('sheet.failed')}\n${lines.join('\n')}${result.total > lines.length ? `\n${t('import.more_errors', { n: result.total - lines.length })}` : ''}`);
     return 1;
   }
   out.print(t('sheet.done', { saved: result.saved, state: t(`sheet.state_${result.state}`), unchanged: result.unchanged, empty: result.empty }),

@@ -26,7 +26,7 @@ export async function cmdRelease(ctx: AppContext, o: Record<string, unknown>, ou
       { tag: r.tag, hash: r.hash, samples: r.n_samples, responses: r.n_responses, created_at: r.created_at });
     return 0;
   } catch (err) {
-    if (err instanceof ReleaseError) throw new ReleaseUsageError(translator('en')(err.key, err.params));
+    if (err instanceof ReleaseError) throw new ReleaseUsageError(translator(ctx.config.cliLocale)(err.key, err.params));
     throw err;
   }
 }

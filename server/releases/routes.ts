@@ -33,6 +33,7 @@ export const storedAsDiff = (r: StoredRecord): DiffInput => ({ kind: r.kind, sam
 /** The download of one export of a release: the same bytes every time, so a conditional request is answered 304. */
 export async function sendReleaseExport(app: AppContext, req: Request, res: Response, release: ReleaseRow,
   refuse: (status: number, reason: string, message: string) => void): Promise<void> {
+  // The refusals in the asker's language (req.t: the page's, or the API's apiLocale).
   const q = ReleaseExportQuery.parse(req.query);
   const responses = q.responses !== undefined;
   // A release with responses carries the gold values, goldset JSONL every gold label: only for whoever
@@ -44,7 +45,9 @@ export async function sendReleaseExport(app: AppContext, req: Request, res: Resp
   try {
     checkReleaseExport(release, q.format, responses);
   } catch (err) {
-    if (err instanceof ReleaseExportError) return refuse(422, err.reason, err.message);
+    if (err instanceof ReleaseExportError) {
+      return refuse(422, err.reason, err.reason === 'no_responses' ? req.t('release.no_responses_export') : req.t('release.cell_too_long', { chars: release.longest_text }));
+    }
     throw err;
   }
   const etag = releaseEtag(release, q.format, responses);
@@ -120,9 +123,7 @@ export function releaseRoutes(app: AppContext): Router {
   r.get('/datasets/:id/releases/:tag/export', requireUser, async (req, res) => {
     const loaded = load(req, res);
     if (!loaded) return;
-    await sendReleaseExport(app, req, res, loaded.release, (status, reason) =>
-      sendError(req, res, status, reason === 'labels_blind' ? req.t('export.labels_blind') : reason === 'no_responses' ? req.t('release.no_responses_export')
-        : req.t('release.cell_too_long', { chars: loaded.release.longest_text })));
+    await sendReleaseExport(app, req, res, loaded.release, (status, _reason, message) => sendError(req, res, status, message));
   });
 
   r.get('/datasets/:id/releases/:tag/diff', requireUser, (req, res) => {

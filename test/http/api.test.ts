@@ -100,3 +100,46 @@ describe('POST /api/v1/datasets/:id/responses', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('the API answers in the caller\'s language', () => {
+  // Codes (`error`, each row's `code`) are the contract and never change; `message` follows Accept-Language,
+  // else the saved language of the token's user, else English (server/api/routes.ts apiLocale).
+  const post = (body: string, headers: Record<string, string> = {}, auth = `Bearer ${token}`) =>
+    fetch(`${app.url}/api/v1/datasets/${datasetId}/responses`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: auth, ...headers }, body });
+
+  it('in Chinese when the request asks for it: row errors, refusals, the parser\'s, the token\'s; codes unchanged', async () => {
+    const zh = { 'Accept-Language': 'zh-CN,zh;q=0.9,en;q=0.5' };
+    const rows = await post(JSON.stringify([ROWS[0], { response: 'an answer without a question' }]), zh);
+    expect(rows.status).toBe(422);
+    const body = await rows.json();
+    expect(body).toMatchObject({ error: 'invalid_rows', message: '未导入任何内容。' });
+    expect(body.errors[0]).toMatchObject({ row: 2, code: 'missing_value' });
+    expect(body.errors[0].message).toMatch(/^缺少问题/); // no "第 2 行": the row is named apart
+    const malformed = await post('[{"user_input": "x",', zh);
+    const parse = await malformed.json();
+    expect(parse).toMatchObject({ error: 'invalid_json', message: expect.stringMatching(/^请求体不是有效的 JSON。/) });
+    expect(parse.message.replace('JSON', ''), 'the parser\'s English explained in Chinese').not.toMatch(/[A-Za-z]{4,}/);
+    const tooMany = await post(JSON.stringify(Array.from({ length: 10_001 }, () => ROWS[0])), zh);
+    expect(await tooMany.json()).toMatchObject({ error: 'too_many_rows', message: expect.stringContaining('每个请求最多 10000 行') });
+    const noToken = await post('[]', zh, 'Bearer gs_nope');
+    expect(noToken.status).toBe(401);
+    expect(await noToken.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/^需要有效的 API 令牌/) });
+    const unknown = await fetch(`${app.url}/api/v1/datasets/9999/releases`, { headers: { Authorization: `Bearer ${token}`, ...zh } });
+    expect(await unknown.json()).toMatchObject({ error: 'not_found', message: '没有这个评测集。' });
+    expect(app.ctx.responses.countForDataset(datasetId)).toBe(0);
+  });
+
+  it('in the token user\'s saved language when the request names none, and in English by default', async () => {
+    const english = await post(JSON.stringify([{ response: 'no question' }]));
+    expect((await english.json()).errors[0].message).toMatch(/question/);
+    const adminId = app.ctx.db.prepare("SELECT id FROM user WHERE role = 'admin'").pluck().get() as number; // the token's user
+    app.ctx.users.queries.setLocale(adminId, 'zh');
+    const saved = await post(JSON.stringify([{ response: 'no question' }]));
+    const body = await saved.json();
+    expect(body.message).toBe('未导入任何内容。');
+    expect(body.errors[0].message).toMatch(/^缺少问题/);
+    // The request's own Accept-Language wins over the saved language.
+    const asked = await post(JSON.stringify([{ response: 'no question' }]), { 'Accept-Language': 'en-US' });
+    expect((await asked.json()).message).toBe('Nothing was imported.');
+  });
+});

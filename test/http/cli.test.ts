@@ -13,10 +13,10 @@ beforeEach(() => {
   db = path.join(dir, 'cli.db');
 });
 
-function goldset(args: string[], input?: string) {
+function goldset(args: string[], input?: string, env: Record<string, string | undefined> = {}) {
   const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
     cwd: path.resolve(import.meta.dirname, '../..'), input, encoding: 'utf8',
-    env: { ...process.env, GOLDSET_DB: db },
+    env: { ...process.env, GOLDSET_DB: db, ...env },
   });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
@@ -46,6 +46,32 @@ describe('goldset CLI', () => {
     const res = goldset(['import', file, '--dataset', 'HR']);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('line 2');
+    const sqlite = new Database(db, { readonly: true });
+    expect(sqlite.prepare('SELECT count(*) FROM sample').pluck().get()).toBe(0);
+    sqlite.close();
+  });
+
+  it('says what is wrong with the file in the environment\'s language (LANG, or GOLDSET_LANG), its usage in English', () => {
+    const file = write('bad.jsonl', `${JSON.stringify({ user_input: 'ok' })}\n{not json}\n${JSON.stringify({ answer: 'no question' })}\n`);
+    const chinese = { GOLDSET_LANG: undefined, LC_ALL: '', LC_MESSAGES: '', LANG: 'zh_CN.UTF-8' };
+    const zh = goldset(['import', file, '--dataset', 'HR'], undefined, chinese);
+    expect(zh.code).toBe(1);
+    expect(zh.stderr).toContain('未导入任何内容。');
+    expect(zh.stderr).toContain('第 2 行：不是有效的 JSON');
+    expect(zh.stderr).toContain('第 3 行：缺少问题');
+    // LC_ALL decides over LANG; GOLDSET_LANG over both.
+    expect(goldset(['import', file, '--dataset', 'HR'], undefined, { ...chinese, LC_ALL: 'en_US.UTF-8' }).stderr).toContain('line 2: not valid JSON');
+    expect(goldset(['import', file, '--dataset', 'HR'], undefined, { ...chinese, GOLDSET_LANG: 'en' }).stderr).toContain('Nothing was imported.');
+    // A refusal of the whole file, and one of the label service's, in Chinese too.
+    const tooLong = goldset(['import', write('ok.jsonl', JSON.stringify({ user_input: 'q', response: 'a', faithfulness: 0.5 })), '--dataset', 'HR', '--run', 'r'.repeat(201)], undefined, chinese);
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain('运行名称有 201 个字符，上限为 200。');
+    // How to call a command stays English, as its usage text is.
+    expect(goldset(['import', file], undefined, chinese).stderr).toContain('missing --dataset NAME');
+    // An unknown GOLDSET_LANG is refused as any bad setting is.
+    const bad = goldset(['import', file, '--dataset', 'HR'], undefined, { GOLDSET_LANG: 'fr' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('GOLDSET_LANG');
     const sqlite = new Database(db, { readonly: true });
     expect(sqlite.prepare('SELECT count(*) FROM sample').pluck().get()).toBe(0);
     sqlite.close();

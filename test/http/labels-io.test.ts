@@ -54,7 +54,7 @@ describe('importing expert labels', () => {
     const file = write('bad.jsonl', jsonl(ROWS.map((r, i) => ({ ...r, 'human.correct': ['yes', 'maybe', 'no'][i] }))));
     const res = goldset(db, ['import', file, '--dataset', 'HR', '--annotator', 'li@example.com', '--criterion-type', 'correct=binary']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain("line 2: 'maybe' is not a binary value of criterion 'correct'");
+    expect(res.stderr).toContain('Line 2: "maybe" is not a valid value for criterion correct (Binary).'); // as the import page says it
     const sqlite = new Database(db, { readonly: true });
     expect(sqlite.prepare('SELECT count(*) FROM response').pluck().get()).toBe(0);
     expect(sqlite.prepare('SELECT count(*) FROM criterion').pluck().get()).toBe(0);
