@@ -25,6 +25,7 @@ import { UserError } from './users/service.ts';
 import { ArchivedError } from './datasets/archived.ts';
 import { LIMITS } from './limits.ts';
 import { translator } from './i18n/index.ts';
+import { namedDataset } from './datasets/named.ts';
 
 const USAGE = `usage: npm run goldset -- <command> [options]
 
@@ -180,8 +181,7 @@ async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
   const file = need(o.out as string | undefined, '--out FILE');
   const status = (o.status as string | undefined) ?? 'approved';
   if (status !== 'approved' && status !== 'all') throw new UsageError('--status must be approved or all');
-  const dataset = ctx.datasets.byName(name);
-  if (!dataset) throw new UsageError(`no dataset named "${name}"`);
+  const dataset = namedDataset(ctx, name, UsageError);
   const what = format === 'goldset-jsonl' ? 'records' : o.responses ? 'responses' : 'samples';
   const runNames = [o.run ?? []].flat() as string[];
   if (runNames.length && !o.responses) throw new UsageError('--run adds score columns to --responses exports: add --responses');

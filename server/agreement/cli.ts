@@ -2,6 +2,7 @@
 // With --json it prints one object with exactly the keys in AGREEMENT_JSON_KEYS (other programs read them).
 import type { AppContext } from '../app-context.ts';
 import { AGREEMENT_JSON_KEYS, agreementFor, type Agreement } from './service.ts';
+import { namedDataset } from '../datasets/named.ts';
 
 /** A refusal the user can act on (unknown dataset or criterion, missing option): the CLI exits with code 2. */
 export class AgreementUsageError extends Error {
@@ -64,8 +65,7 @@ export function agreementText(dataset: string, criterion: { name: string; kind: 
 export async function cmdAgreement(ctx: AppContext, o: Record<string, unknown>, out: AgreementOut): Promise<number> {
   const datasetName = option(o, 'dataset');
   const criterionName = option(o, 'criterion');
-  const dataset = ctx.datasets.byName(datasetName);
-  if (!dataset) throw new AgreementUsageError(`no dataset named "${datasetName}"`);
+  const dataset = namedDataset(ctx, datasetName, AgreementUsageError);
   const criterion = ctx.criteria.queries.byName(dataset.id, criterionName);
   if (!criterion) {
     const names = ctx.criteria.queries.allForDataset(dataset.id).map((c) => c.name);

@@ -8,6 +8,7 @@ import { keepEstimate, minTrueChecks } from '../estimate/cli.ts';
 import { describeChange, identityOfRun } from './judge-identity.ts';
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
 import { coverageProblem } from '../releases/runs.ts';
+import { namedDataset } from '../datasets/named.ts';
 
 export class CalibrationUsageError extends Error {}
 
@@ -32,8 +33,7 @@ function fmt(v: unknown): string {
 
 export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
   const need = (k: string) => { const v = o[k]; if (typeof v !== 'string' || !v) throw new CalibrationUsageError(`missing --${k}\nusage: report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out] [--json]`); return v; };
-  const dataset = ctx.datasets.byName(need('dataset'));
-  if (!dataset) throw new CalibrationUsageError(`no dataset named "${String(o.dataset)}"`);
+  const dataset = namedDataset(ctx, need('dataset'), CalibrationUsageError);
   const criterion = ctx.criteria.queries.byName(dataset.id, need('criterion'));
   if (!criterion) throw new CalibrationUsageError(`no criterion "${String(o.criterion)}" in "${dataset.name}"`);
   const run = ctx.runner.queries.byName(dataset.id, need('run'), need('metric'));
@@ -84,8 +84,7 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
   if (typeof o.dataset !== 'string' || typeof o.run !== 'string' || (!o.min && !o['min-true'])) {
     throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME [--min METRIC=VALUE ...] [--min-true CRITERION=VALUE ...] [--min-agreement 0.6] [--release TAG]');
   }
-  const dataset = ctx.datasets.byName(o.dataset);
-  if (!dataset) throw new CalibrationUsageError(`no dataset named "${o.dataset}"`);
+  const dataset = namedDataset(ctx, o.dataset, CalibrationUsageError);
   const release = typeof o.release === 'string' ? ctx.releases.byTag(dataset.id, o.release) : null;
   if (typeof o.release === 'string' && !release) throw new CalibrationUsageError(`no release tagged "${o.release}" in "${dataset.name}"`);
   const minAgreement = o['min-agreement'] === undefined ? 0.6 : Number(o['min-agreement']);

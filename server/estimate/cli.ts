@@ -8,6 +8,7 @@ import { translator } from '../i18n/index.ts';
 import { systemNames } from '../responses/queries.ts';
 import { EstimateError, type DrawResult, type EstimateResult } from './service.ts';
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
+import { namedDataset } from '../datasets/named.ts';
 
 export class EstimateUsageError extends Error {}
 
@@ -24,9 +25,7 @@ function wholeNumber(value: unknown, name: string): number | undefined {
 
 function datasetNamed(ctx: AppContext, name: unknown): DatasetRow {
   if (typeof name !== 'string' || !name) throw new EstimateUsageError('missing --dataset NAME');
-  const dataset = ctx.datasets.byName(name);
-  if (!dataset) throw new EstimateUsageError(`no dataset named "${name}"`);
-  return dataset;
+  return namedDataset(ctx, name, EstimateUsageError);
 }
 
 /** Exactly the keys the issue names: `sample_id`, `seed`, `items` ([{response_id, question, system}]). */

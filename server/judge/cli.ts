@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.ts';
 import { RunError } from './runner.ts';
 import { releaseSelection } from '../releases/runs.ts';
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
+import { namedDataset } from '../datasets/named.ts';
 
 /** The exact keys other programs read from `score --json`. */
 export const SCORE_JSON_KEYS = ['run', 'scored', 'errored', 'skipped', 'mean', 'llm_calls', 'cached_calls', 'tokens'] as const;
@@ -20,8 +21,7 @@ export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out:
   const datasetName = o.dataset as string | undefined;
   const metricKey = o.metric as string | undefined;
   if (!datasetName || !metricKey) throw new ScoreUsageError('usage: score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any] [--release TAG] [--json]');
-  const dataset = ctx.datasets.byName(datasetName);
-  if (!dataset) throw new ScoreUsageError(`no dataset named "${datasetName}"`);
+  const dataset = namedDataset(ctx, datasetName, ScoreUsageError);
   if (!ctx.registry.get(dataset.id, metricKey)) {
     throw new ScoreUsageError(`unknown metric "${metricKey}"; available: ${[...ctx.registry.builtinKeys(), ...ctx.registry.custom(dataset.id).map((m) => m.key)].join(', ')}`);
   }

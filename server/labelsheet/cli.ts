@@ -5,6 +5,7 @@ import type { AppContext } from '../app-context.ts';
 import { translator } from '../i18n/index.ts';
 import { sheetQueries, writeLabellingSheet } from './sheet.ts';
 import { applyLabellingSheet, readSheetMeta } from './upload.ts';
+import { namedDataset } from '../datasets/named.ts';
 
 export class SheetUsageError extends Error {}
 
@@ -21,8 +22,7 @@ export async function cmdLabellingSheet(ctx: AppContext, o: Record<string, unkno
   if (typeof o.dataset !== 'string' || typeof o.out !== 'string') {
     throw new SheetUsageError('usage: labelling-sheet --dataset NAME --annotator EMAIL --out FILE.xlsx [--limit N] [--language en|zh]');
   }
-  const dataset = ctx.datasets.byName(o.dataset);
-  if (!dataset) throw new SheetUsageError(`no dataset named "${o.dataset}"`);
+  const dataset = namedDataset(ctx, o.dataset, SheetUsageError);
   const annotator = expert(ctx, o.annotator);
   if (!ctx.labels.canLabel(dataset.id, annotator)) throw new SheetUsageError(`${annotator.email} may not label in "${dataset.name}"`);
   const language = o.language === 'zh' || o.language === 'en' ? o.language : annotator.locale ?? dataset.language;
@@ -45,8 +45,7 @@ export async function cmdLabellingSheet(ctx: AppContext, o: Record<string, unkno
 export async function importLabellingSheet(ctx: AppContext, file: string, o: Record<string, unknown>, out: Out): Promise<number | null> {
   if (!await readSheetMeta(file)) return null;
   if (typeof o.dataset !== 'string') throw new SheetUsageError('a labelling sheet goes back into its dataset: give --dataset NAME');
-  const dataset = ctx.datasets.byName(o.dataset);
-  if (!dataset) throw new SheetUsageError(`no dataset named "${o.dataset}"`);
+  const dataset = namedDataset(ctx, o.dataset, SheetUsageError);
   const annotator = expert(ctx, o.annotator);
   const state = o.submit ? 'submitted' : 'draft';
   const result = await applyLabellingSheet(ctx, file, { datasetId: dataset.id, annotator, state, actorId: null });

@@ -6,6 +6,7 @@ import type { ExportFormat } from '../importexport/export.ts';
 import { ReleaseError } from './service.ts';
 import { ReleaseExportError, writeReleaseExport } from './export.ts';
 import { translator } from '../i18n/index.ts';
+import { namedDataset } from '../datasets/named.ts';
 
 export class ReleaseUsageError extends Error {}
 
@@ -18,8 +19,7 @@ export async function cmdRelease(ctx: AppContext, o: Record<string, unknown>, ou
   if (typeof o.dataset !== 'string' || typeof o.tag !== 'string') {
     throw new ReleaseUsageError('usage: release --dataset NAME --tag TAG [--responses] [--note TEXT] [--json]');
   }
-  const dataset = ctx.datasets.byName(o.dataset);
-  if (!dataset) throw new ReleaseUsageError(`no dataset named "${o.dataset}"`);
+  const dataset = namedDataset(ctx, o.dataset, ReleaseUsageError);
   try {
     const r = ctx.releases.create(null, dataset, { tag: o.tag, note: typeof o.note === 'string' ? o.note : '', responses: Boolean(o.responses) });
     out.print(`released "${dataset.name}" as ${r.tag}: ${r.n_samples} samples, ${r.n_responses} responses\nsha256 ${r.hash}`,

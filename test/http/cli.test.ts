@@ -66,6 +66,9 @@ describe('goldset CLI', () => {
     const tooLong = goldset(['import', write('ok.jsonl', JSON.stringify({ user_input: 'q', response: 'a', faithfulness: 0.5 })), '--dataset', 'HR', '--run', 'r'.repeat(201)], undefined, chinese);
     expect(tooLong.code).toBe(2);
     expect(tooLong.stderr).toContain('运行名称有 201 个字符，上限为 200。');
+    // A dataset that is not there, for every command that names one (datasets/named.ts).
+    expect(goldset(['export', '--dataset', '没有的', '--format', 'ragas-jsonl', '--out', path.join(dir, 'x')], undefined, chinese).stderr).toContain('没有名为“没有的”的评测集');
+    expect(goldset(['agreement', '--dataset', '没有的', '--criterion', 'c'], undefined, chinese).stderr).toContain('没有名为“没有的”的评测集');
     // How to call a command stays English, as its usage text is.
     expect(goldset(['import', file], undefined, chinese).stderr).toContain('missing --dataset NAME');
     // An unknown GOLDSET_LANG is refused as any bad setting is.
