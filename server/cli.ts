@@ -193,7 +193,7 @@ async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
   }
   let scoreColumns;
   try { scoreColumns = scoreColumnsOf({ runs: ctx.runner.queries, registry: ctx.registry }, dataset.id, runNames); } catch (err) {
-    if (err instanceof ExportRunError) throw new UsageError(err.message);
+    if (err instanceof ExportRunError) throw new UsageError(translator(ctx.config.cliLocale)(err.key, err.params));
     throw err;
   }
   const src = { db: ctx.db, samples: ctx.samples.queries, criteria: ctx.criteria.forDataset(dataset.id) };

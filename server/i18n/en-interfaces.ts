@@ -15,6 +15,8 @@ export const enInterfaces = {
   'api.too_deep': 'The body nests more than {limit} levels of arrays and objects.',
   'api.too_large': 'The body is too large.',
   'cli.no_dataset': 'no dataset named "{name}"',
+  'export.no_run': 'No run named "{name}".',
+  'export.run_column_taken': 'Runs "{a}" and "{b}" would both be column {column}: export one of them.',
   'import.needs_annotator': 'The file has human.<criterion> label columns: name their author with --annotator EMAIL.',
   'import.score_run_goldset': 'Run "{run}" for {metric} was scored by goldset: import the file\'s scores under another run name.',
   'import.run_name_too_long': 'The run name has {length} characters; the limit is {limit}.',

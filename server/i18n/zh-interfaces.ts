@@ -16,6 +16,8 @@ export const zhInterfaces: Record<keyof typeof enInterfaces, string> = {
   'api.too_deep': '请求体中数组和对象的嵌套超过 {limit} 层。',
   'api.too_large': '请求体过大。',
   'cli.no_dataset': '没有名为“{name}”的评测集',
+  'export.no_run': '没有名为“{name}”的运行。',
+  'export.run_column_taken': '运行“{a}”和“{b}”都会写入列 {column}：请只导出其中一个。',
   'import.needs_annotator': '文件中有 human.<评判标准> 标注列：请用 --annotator 邮箱 指明标注者。',
   'import.score_run_goldset': '运行“{run}”的 {metric} 分数是 goldset 自己评测的：请把文件中的分数导入到另一个运行名称下。',
   'import.run_name_too_long': '运行名称有 {length} 个字符，上限为 {limit}。',

@@ -5,18 +5,22 @@
 import type { MetricRegistry } from '../judge/registry.ts';
 import type { RunQueries } from '../judge/run-queries.ts';
 import type { ScoreColumn } from './export-responses.ts';
+import { translator, type MessageKey, type Params } from '../i18n/index.ts';
 
-export class ExportRunError extends Error {}
+/** A run asked for that cannot be exported; `key` and `params` say why in any language, `message` in English (logs). */
+export class ExportRunError extends Error {
+  constructor(readonly key: MessageKey, readonly params: Params) { super(translator('en')(key, params)); }
+}
 
 export function scoreColumnsOf(deps: { runs: RunQueries; registry: MetricRegistry }, datasetId: number, names: readonly string[]): ScoreColumn[] {
   const columns: (ScoreColumn & { run: string })[] = [];
   for (const name of names) {
     const runs = deps.runs.byNameAny(datasetId, name);
-    if (runs.length === 0) throw new ExportRunError(`no run named "${name}"`);
+    if (runs.length === 0) throw new ExportRunError('export.no_run', { name });
     for (const run of runs) {
       const column = run.source === 'goldset' ? (deps.registry.get(datasetId, run.metric_key)?.ragas_column ?? run.metric_key) : run.metric_key;
       const taken = columns.find((c) => c.column === column);
-      if (taken) throw new ExportRunError(`runs "${taken.run}" and "${run.name}" would both be column ${column}: export one of them`);
+      if (taken) throw new ExportRunError('export.run_column_taken', { a: taken.run, b: run.name, column });
       columns.push({ column, runId: run.id, run: run.name });
     }
   }

@@ -120,7 +120,7 @@ export function importExportRoutes(app: AppContext): Router {
     try {
       if (responses) scoreColumns = scoreColumnsOf({ runs: app.runner.queries, registry: app.registry }, dataset.id, q.run);
     } catch (err) {
-      if (err instanceof ExportRunError) return sendError(req, res, 422, err.message);
+      if (err instanceof ExportRunError) return sendError(req, res, 422, req.t(err.key, err.params));
       throw err;
     }
     const filename = q.format === 'goldset-jsonl' ? `goldset-${dataset.id}.${EXTENSIONS[q.format]}`

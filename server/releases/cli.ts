@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import type { AppContext } from '../app-context.ts';
 import type { ExportFormat } from '../importexport/export.ts';
 import { ReleaseError } from './service.ts';
-import { ReleaseExportError, writeReleaseExport } from './export.ts';
+import { ReleaseExportError, releaseExportRefusal, writeReleaseExport } from './export.ts';
 import { translator } from '../i18n/index.ts';
 import { namedDataset } from '../datasets/named.ts';
 
@@ -44,7 +44,7 @@ export async function exportRelease(ctx: AppContext, datasetId: number, tag: str
   } catch (err) {
     stream.destroy();
     fs.rmSync(tmp, { force: true });
-    if (err instanceof ReleaseExportError) throw new ReleaseUsageError(err.message);
+    if (err instanceof ReleaseExportError) throw new ReleaseUsageError(releaseExportRefusal(err, release, translator(ctx.config.cliLocale)));
     throw err;
   }
 }

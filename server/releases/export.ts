@@ -11,6 +11,7 @@ import {
 import type { CriterionContent, ResponseContent, SampleContent } from './content.ts';
 import type { ReleaseRow } from './queries.ts';
 import type { ReleaseService } from './service.ts';
+import type { T } from '../i18n/index.ts';
 
 const BATCH = 1000;
 
@@ -107,6 +108,11 @@ export function* releaseGoldsetJsonl(svc: ReleaseService, release: ReleaseRow): 
 
 export class ReleaseExportError extends Error {
   constructor(readonly reason: 'no_responses' | 'cell_too_long', message: string) { super(message); }
+}
+
+/** Why a release cannot be exported this way, in the asker's language (the page, the API, the command line). */
+export function releaseExportRefusal(err: ReleaseExportError, release: ReleaseRow, t: T): string {
+  return err.reason === 'no_responses' ? t('release.no_responses_export') : t('release.cell_too_long', { chars: release.longest_text });
 }
 
 /** Checks that a release can be exported this way, before a byte is sent. */

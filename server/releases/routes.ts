@@ -11,7 +11,7 @@ import { idParam } from '../datasets/routes.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS } from '../importexport/export.ts';
 import { ReleaseError, evalSetOf, type ReleaseRow } from './service.ts';
-import { ReleaseExportError, checkReleaseExport, etagMatches, releaseEtag, writeReleaseExport } from './export.ts';
+import { ReleaseExportError, checkReleaseExport, etagMatches, releaseEtag, releaseExportRefusal, writeReleaseExport } from './export.ts';
 import { diffReleases, type DiffInput } from './diff.ts';
 import type { StoredRecord } from './queries.ts';
 import { DiffPage, ReleasePage, ReleasesPage, type ReleaseSummary } from '../../views/pages/releases.tsx';
@@ -45,9 +45,7 @@ export async function sendReleaseExport(app: AppContext, req: Request, res: Resp
   try {
     checkReleaseExport(release, q.format, responses);
   } catch (err) {
-    if (err instanceof ReleaseExportError) {
-      return refuse(422, err.reason, err.reason === 'no_responses' ? req.t('release.no_responses_export') : req.t('release.cell_too_long', { chars: release.longest_text }));
-    }
+    if (err instanceof ReleaseExportError) return refuse(422, err.reason, releaseExportRefusal(err, release, req.t));
     throw err;
   }
   const etag = releaseEtag(release, q.format, responses);

@@ -53,9 +53,20 @@ describe('export --responses --run', () => {
   });
 
   it('refuses an unknown run and two runs that would be the same column', () => {
-    expect(() => exported('ragas-jsonl', ['nope'])).toThrow('no run named "nope"');
+    expect(() => exported('ragas-jsonl', ['nope'])).toThrow('No run named "nope".');
     app.ctx.runner.create(null, datasetId, { name: 'again', metricKey: 'bleu_score' });
     expect(() => exported('ragas-jsonl', ['nightly', 'again'])).toThrow(/both be column bleu_score/);
+  });
+
+  it('says why in the page\'s language on the Export page\'s download', async () => {
+    const zh = await loginAs(app, 'li@example.com', 'admin');
+    await zh.post('/locale', { locale: 'zh', back: '/datasets' });
+    const unknown = await zh.get(`/datasets/${datasetId}/export/download?format=ragas-jsonl&status=all&responses=1&run=nope`);
+    expect(unknown.status).toBe(422);
+    expect(unknown.text).toContain('没有名为“nope”的运行。');
+    const clash = await zh.get(`/datasets/${datasetId}/export/download?format=ragas-jsonl&status=all&responses=1&run=nightly&run=again`);
+    expect(clash.status).toBe(422);
+    expect(clash.text).toContain('都会写入列 bleu_score');
   });
 
   it('offers the runs on the Export page and adds them to the download', async () => {
