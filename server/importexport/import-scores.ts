@@ -2,11 +2,13 @@
 // imported run per metric, so scores produced elsewhere can be calibrated without paying again.
 // Runs inside the import's transaction.
 import type { DB } from '../db/connection.ts';
+import { translator } from '../i18n/index.ts';
 
 export interface ImportedRun { run: string; metric: string; run_id: number; scored: number; missing: number }
 
+/** The run named for the file's scores was scored by goldset; the import says so with 'import.score_run_goldset' (the message: its English, for logs). */
 export class ScoreImportAbort extends Error {
-  constructor(readonly run: string, readonly metric: string) { super(`run "${run}" for ${metric} was scored by goldset; import into another run name`); }
+  constructor(readonly run: string, readonly metric: string) { super(translator('en')('import.score_run_goldset', { run, metric })); }
 }
 
 export function writeScoreRuns(db: DB, staging: string, datasetId: number, runName: string, metrics: string[], actorId: number | null): ImportedRun[] {
