@@ -233,4 +233,11 @@ describe('input limits through every entry point', () => {
     expect(cats.text).toContain(`human.kind: A criterion can have at most ${LIMITS.options} options (${LIMITS.options + 1} given).`);
     expect(app.ctx.db.prepare('SELECT count(*) FROM sample WHERE dataset_id = ?').pluck().get(third)).toBe(0);
   });
+
+  it('the forms that name a run let a name as long as the limit be typed, and no longer (the runs page, the import page)', async () => {
+    for (const [page, input] of [[`/datasets/${ds}/runs`, 'f-name'], [`/datasets/${ds}/import`, 'f-run']] as const) {
+      const html = (await admin.get(page)).text;
+      expect(new RegExp(`id="${input}"[^>]*maxlength="(\\d+)"`).exec(html)?.[1], page).toBe(String(LIMITS.runName));
+    }
+  });
 });

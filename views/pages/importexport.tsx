@@ -5,6 +5,7 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { ImportSummary } from '../../server/importexport/import-service.ts';
 import type { UserRow } from '../../server/users/queries.ts';
+import { LIMITS } from '../../server/limits.ts';
 
 export interface ImportOutcome {
   summary?: ImportSummary;
@@ -82,7 +83,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
           </fieldset>
           <div class="row">
             <Field name="run" label={t('import.run_name')} errors={formErrors} hint={t('import.run_name_hint')}>
-              <input id="f-run" name="run" maxLength={80} />
+              <input id="f-run" name="run" maxLength={LIMITS.runName} />
             </Field>
             <Field name="score_columns" label={t('ragas.import_score_columns')} errors={formErrors} hint={t('ragas.import_score_columns_hint')}>
               <input id="f-score_columns" name="score_columns" maxLength={2000} placeholder="clarity, my_judge" />

@@ -2,6 +2,7 @@
 import { Layout, type PageContext } from '../layout.tsx';
 import { Csrf, Field, FormError } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
+import { LIMITS } from '../../server/limits.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow, RunSummary, ScoreRow } from '../../server/judge/run-queries.ts';
 import type { Trace, TraceStep } from '../../server/judge/types.ts';
@@ -123,7 +124,7 @@ export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, er
               </select>
             </Field>
             <Field name="name" label={t('runs.name')} errors={errors} hint={t('runs.name_hint')}>
-              <input id="f-name" name="name" maxLength={80} value={values.name ?? ''} />
+              <input id="f-name" name="name" maxLength={LIMITS.runName} value={values.name ?? ''} />
             </Field>
           </div>
           <div class="row">
