@@ -11,7 +11,8 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // The command line answers in the environment's language (server/config.ts cliLocale): the tests that
     // run it read English unless they ask for Chinese themselves, on whatever LANG the machine has.
-    env: { GOLDSET_LANG: 'en' },
+    // Strict messages: a message rendered without one of its values ("{limit}") throws (server/i18n/index.ts).
+    env: { GOLDSET_LANG: 'en', GOLDSET_STRICT_MESSAGES: '1' },
     projects: [
       {
         extends: true,

@@ -7,8 +7,7 @@ import { migrate, MigrationError } from './db/migrate.ts';
 import { createLogger } from './log.ts';
 import { createAppContext, type AppContext } from './app-context.ts';
 import { detectFormat, type ImportFormat } from './io/read.ts';
-import { EXPORT_FORMATS, datasetRecords, writeExport, writeRecordsXlsx, type ExportFormat } from './importexport/export.ts';
-import { XlsxLimitError } from './xlsx/write.ts';
+import { EXPORT_FORMATS, datasetRecords, spreadsheetRefusal, writeExport, writeRecordsXlsx, type ExportFormat } from './importexport/export.ts';
 import { ReleaseUsageError, cmdRelease, exportRelease } from './releases/cli.ts';
 import { SheetUsageError, cmdLabellingSheet, importLabellingSheet } from './labelsheet/cli.ts';
 import { ExportRunError, scoreColumnsOf } from './importexport/export-scores.ts';
@@ -187,7 +186,7 @@ async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
   if (runNames.length && !o.responses) throw new UsageError('--run adds score columns to --responses exports: add --responses');
   if (typeof o.release === 'string') {
     if (runNames.length) throw new UsageError('--run adds score columns to exports of the dataset as it is now, not of a release');
-    const n = await exportRelease(ctx, dataset.id, o.release, format, Boolean(o.responses), file);
+    const n = await exportRelease(ctx, dataset, o.release, format, Boolean(o.responses), file);
     out.print(`wrote ${n} ${what} of release ${o.release} to ${file}`, { ok: true, dataset: dataset.name, release: o.release, [what]: n, file, format });
     return 0;
   }
@@ -201,11 +200,13 @@ async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
   const tmp = `${file}.partial`;
   let n: number;
   if (format === 'xlsx') {
+    // What does not fit in a spreadsheet is refused before the file is begun, in the Export page's words.
+    const refusal = spreadsheetRefusal(ctx.db, opts, translator(ctx.config.cliLocale));
+    if (refusal) throw new UsageError(refusal);
     try {
       n = await writeRecordsXlsx(datasetRecords(src, opts), fs.createWriteStream(tmp), { mtime: new Date(), sheet: dataset.name });
     } catch (err) {
       fs.rmSync(tmp, { force: true });
-      if (err instanceof XlsxLimitError) throw new UsageError(`${err.message}: export this dataset as ragas-jsonl or ragas-csv instead`);
       throw err;
     }
   } else {
@@ -230,7 +231,9 @@ async function cmdUser(ctx: AppContext, positionals: string[], o: Opts, out: Out
   if (role !== 'admin' && role !== 'expert' && role !== 'viewer') throw new UsageError('--role must be admin, expert or viewer');
   if (!o['password-stdin']) throw new UsageError('pass the password on standard input with --password-stdin (never on the command line)');
   const password = await readStdin();
-  if (password.length < 10) throw new UsageError('the password must have at least 10 characters');
+  const t = translator(ctx.config.cliLocale);
+  if (password.length < LIMITS.passwordMin) throw new UsageError(t('err.password_short', { limit: LIMITS.passwordMin }));
+  if (password.length > LIMITS.password) throw new UsageError(t('err.too_long_limit', { limit: LIMITS.password }));
   try {
     const name = (o.name as string | undefined) ?? '';
     if (name.length > LIMITS.userName) throw new UsageError(`--name has ${name.length} characters; the limit is ${LIMITS.userName}`);

@@ -49,6 +49,11 @@ export const LIMITS = {
   runName: 200,
   tokenName: 80,
   userName: 100,
+  /** A password: at least passwordMin characters, at most password. */
+  passwordMin: 10,
+  password: 200,
+  /** Values of an ordinal scale, from its lowest to its highest (1–5 is five). */
+  scaleSteps: 10,
   /** A judge reply as stored in a score's trace (the score itself is computed from the whole reply). */
   judgeReply: 100_000,
   /** Each prompt message as stored in a score's trace. */

@@ -2,7 +2,7 @@
 // With --json it prints one object with exactly the keys in AGREEMENT_JSON_KEYS (other programs read them).
 import type { AppContext } from '../app-context.ts';
 import { AGREEMENT_JSON_KEYS, agreementFor, type Agreement } from './service.ts';
-import { namedDataset } from '../datasets/named.ts';
+import { namedCriterion, namedDataset } from '../datasets/named.ts';
 
 /** A refusal the user can act on (unknown dataset or criterion, missing option): the CLI exits with code 2. */
 export class AgreementUsageError extends Error {
@@ -66,12 +66,7 @@ export async function cmdAgreement(ctx: AppContext, o: Record<string, unknown>, 
   const datasetName = option(o, 'dataset');
   const criterionName = option(o, 'criterion');
   const dataset = namedDataset(ctx, datasetName, AgreementUsageError);
-  const criterion = ctx.criteria.queries.byName(dataset.id, criterionName);
-  if (!criterion) {
-    const names = ctx.criteria.queries.allForDataset(dataset.id).map((c) => c.name);
-    throw new AgreementUsageError(`dataset "${dataset.name}" has no criterion named "${criterionName}"` +
-      (names.length ? `; its criteria: ${names.join(', ')}` : '; it has no criteria'));
-  }
+  const criterion = namedCriterion(ctx, dataset, criterionName, AgreementUsageError);
   const a = agreementFor(ctx, criterion);
   out.print(agreementText(dataset.name, criterion, a), agreementJson(a));
   return 0;

@@ -12,10 +12,10 @@ import { InvitePage, LoginPage, SetupPage } from '../../views/pages/auth.tsx';
 import { LIMITS } from '../limits.ts';
 
 const email = z.string({ error: 'err.required' }).trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' }));
-const newPassword = z.string({ error: 'err.required' }).min(10, { error: 'err.password_short' }).max(200, { error: 'err.too_long' });
+const newPassword = z.string({ error: 'err.required' }).min(LIMITS.passwordMin, { error: 'err.password_short' }).max(LIMITS.password, { error: 'err.too_long' });
 
 const SetupForm = z.object({ email, name: text(LIMITS.userName), password: newPassword });
-const LoginForm = z.object({ email, password: z.string().min(1, { error: 'err.required' }).max(200), next: z.string().optional() });
+const LoginForm = z.object({ email, password: z.string().min(1, { error: 'err.required' }).max(LIMITS.password), next: z.string().optional() });
 const InviteForm = z.object({ password: newPassword });
 
 /** Only same-site paths are followed after login, never another origin. */

@@ -8,7 +8,7 @@ import { keepEstimate, minTrueChecks } from '../estimate/cli.ts';
 import { describeChange, identityOfRun } from './judge-identity.ts';
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
 import { coverageProblem } from '../releases/runs.ts';
-import { namedDataset } from '../datasets/named.ts';
+import { cliRefusal, namedCriterion, namedDataset, taggedRelease } from '../datasets/named.ts';
 
 export class CalibrationUsageError extends Error {}
 
@@ -34,12 +34,11 @@ function fmt(v: unknown): string {
 export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
   const need = (k: string) => { const v = o[k]; if (typeof v !== 'string' || !v) throw new CalibrationUsageError(`missing --${k}\nusage: report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out] [--json]`); return v; };
   const dataset = namedDataset(ctx, need('dataset'), CalibrationUsageError);
-  const criterion = ctx.criteria.queries.byName(dataset.id, need('criterion'));
-  if (!criterion) throw new CalibrationUsageError(`no criterion "${String(o.criterion)}" in "${dataset.name}"`);
+  const criterion = namedCriterion(ctx, dataset, need('criterion'), CalibrationUsageError);
   const run = ctx.runner.queries.byName(dataset.id, need('run'), need('metric'));
-  if (!run) throw new CalibrationUsageError(`no run "${String(o.run)}" for metric ${String(o.metric)} in "${dataset.name}" (score it, or import it with: import FILE --dataset NAME --run NAME)`);
+  if (!run) throw cliRefusal(ctx, CalibrationUsageError, 'cli.no_run_for_metric', { run: need('run'), metric: need('metric'), dataset: dataset.name });
   if (criterion.target === 'context' && !isContextPrecisionMetric(run.metric_key)) {
-    throw new CalibrationUsageError(`criterion "${criterion.name}" is about each context: calibrate it against a context_precision run (its verdicts per context), not ${run.metric_key}`);
+    throw cliRefusal(ctx, CalibrationUsageError, 'cli.context_criterion', { criterion: criterion.name, metric: run.metric_key });
   }
   const threshold = o.threshold === undefined ? undefined : Number(o.threshold);
   if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new CalibrationUsageError('--threshold takes a number from 0 to 1');
@@ -85,8 +84,7 @@ export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: 
     throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME [--min METRIC=VALUE ...] [--min-true CRITERION=VALUE ...] [--min-agreement 0.6] [--release TAG]');
   }
   const dataset = namedDataset(ctx, o.dataset, CalibrationUsageError);
-  const release = typeof o.release === 'string' ? ctx.releases.byTag(dataset.id, o.release) : null;
-  if (typeof o.release === 'string' && !release) throw new CalibrationUsageError(`no release tagged "${o.release}" in "${dataset.name}"`);
+  const release = typeof o.release === 'string' ? taggedRelease(ctx, dataset, o.release, CalibrationUsageError) : null;
   const minAgreement = o['min-agreement'] === undefined ? 0.6 : Number(o['min-agreement']);
   if (!(minAgreement >= -1 && minAgreement <= 1)) throw new CalibrationUsageError('--min-agreement takes a number from -1 to 1');
   const mins = ([o.min ?? []].flat() as string[]).map(parseMin);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AppContext } from '../app-context.ts';
 import { calibratedJudge, CALIBRATION_FILE, ExportJudgeError } from './export-judge.ts';
 import { CalibrationUsageError } from './cli.ts';
-import { namedDataset } from '../datasets/named.ts';
+import { namedDataset, namedMetric, cliRefusal } from '../datasets/named.ts';
 
 type Out = { json: boolean; print(text: string, data: Record<string, unknown>): void };
 
@@ -14,14 +14,13 @@ const USAGE = 'usage: export-judge --dataset NAME --metric KEY --out DIR [--vers
 export function cmdExportJudge(ctx: AppContext, o: Record<string, unknown>, out: Out): number {
   if (typeof o.dataset !== 'string' || typeof o.metric !== 'string' || typeof o.out !== 'string' || !o.out) throw new CalibrationUsageError(USAGE);
   const dataset = namedDataset(ctx, o.dataset, CalibrationUsageError);
-  const metric = ctx.registry.get(dataset.id, o.metric);
-  if (!metric) throw new CalibrationUsageError(`unknown metric "${o.metric}" in "${dataset.name}"`);
+  const metric = namedMetric(ctx, dataset, o.metric, CalibrationUsageError);
   if (o.version !== undefined && !/^\d{1,9}$/.test(String(o.version))) throw new CalibrationUsageError(`--version takes a whole number, got ${String(o.version)}`);
   let judge;
   try {
     judge = calibratedJudge(ctx, dataset, metric, o.version === undefined ? undefined : Number(o.version));
   } catch (err) {
-    if (err instanceof ExportJudgeError) throw new CalibrationUsageError(err.message);
+    if (err instanceof ExportJudgeError) throw cliRefusal(ctx, CalibrationUsageError, `ragas.export_${err.code}`);
     throw err;
   }
   fs.mkdirSync(o.out, { recursive: true });

@@ -238,7 +238,7 @@ export function labRoutes(app: AppContext): Router {
       void runner.start(run.id);
       res.redirect(303, `/runs/${run.id}`);
     } catch (err) {
-      if (err instanceof RunError) return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft: read.draft }, errors: { _form: req.t(`err.run_${err.code}`) } }), 422);
+      if (err instanceof RunError) return sendDocument(res, PromptLabPage({ ctx: pageContext(req), dataset, s: { ...base, draft: read.draft }, errors: { _form: req.t(err.key, err.params) } }), 422);
       throw err;
     }
   });
@@ -272,7 +272,7 @@ export function labRoutes(app: AppContext): Router {
       app.log.info('run.final_check', { source: source.id, run: run.id, items: ids.length, look: looked + 1 });
       res.redirect(303, `/runs/${run.id}`);
     } catch (err) {
-      if (err instanceof RunError) return sendError(req, res, 422, req.t(`err.run_${err.code}`));
+      if (err instanceof RunError) return sendError(req, res, 422, req.t(err.key, err.params));
       throw err;
     }
   });

@@ -35,8 +35,8 @@ function validate(input: CriterionInput): CriterionInput {
   if (input.kind === 'categorical' && input.options.length < 2) throw new CriterionError('err.criterion_options', 'options');
   if (new Set(input.options.map((o) => o.value)).size !== input.options.length) throw new CriterionError('err.criterion_options_unique', 'options');
   if (input.kind === 'ordinal') {
-    if (input.scale_min === null || input.scale_max === null || input.scale_min >= input.scale_max || input.scale_max - input.scale_min > 9) {
-      throw new CriterionError('err.criterion_scale', 'scale_max');
+    if (input.scale_min === null || input.scale_max === null || input.scale_min >= input.scale_max || input.scale_max - input.scale_min > LIMITS.scaleSteps - 1) {
+      throw new CriterionError('err.criterion_scale', 'scale_max', { limit: LIMITS.scaleSteps });
     }
   }
   // A binary criterion given no two labels gets its dataset's default ones when created (create below).

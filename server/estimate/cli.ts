@@ -8,7 +8,8 @@ import { translator } from '../i18n/index.ts';
 import { systemNames } from '../responses/queries.ts';
 import { EstimateError, type DrawResult, type EstimateResult } from './service.ts';
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
-import { namedDataset } from '../datasets/named.ts';
+import { cliRefusal, namedCriterion, namedDataset } from '../datasets/named.ts';
+import type { MessageKey, Params } from '../i18n/index.ts';
 
 export class EstimateUsageError extends Error {}
 
@@ -45,7 +46,9 @@ export async function cmdSample(ctx: AppContext, o: Record<string, unknown>, out
     if (extend !== undefined) {
       const sample = ctx.estimates.sample(extend);
       if (!sample || sample.dataset_id !== dataset.id) throw new EstimateError('est.err_no_such_sample', { id: extend });
-      if (o.system !== undefined && o.system !== (sample.system ?? undefined)) throw new EstimateUsageError(`sample #${extend} is of ${sample.system ?? 'every system'}; an extension keeps its rules (leave out --system)`);
+      if (o.system !== undefined && o.system !== (sample.system ?? undefined)) {
+        throw cliRefusal(ctx, EstimateUsageError, sample.system === null ? 'cli.sample_of_all_systems' : 'cli.sample_of_system', { id: extend, system: sample.system ?? '' });
+      }
       result = ctx.estimates.extend(null, extend, { size, seed });
     } else {
       const system = typeof o.system === 'string' ? o.system : null;
@@ -82,15 +85,19 @@ export function estimateJson(r: Readonly<EstimateResult>): Record<string, unknow
 }
 
 /** The run named `name` in the dataset: the one of that name, or of `metric` when several metrics share it. */
-export function runNamed(ctx: AppContext, dataset: DatasetRow, name: string, metric: string | undefined, criterion: Criterion): RunRow | string {
+/** Why no run was found: a message key and its values (an estimate's refusal, or a line of gate's report). */
+interface NoRun { key: MessageKey; params: Params }
+
+export function runNamed(ctx: AppContext, dataset: DatasetRow, name: string, metric: string | undefined, criterion: Criterion): { run: RunRow } | NoRun {
   const runs = ctx.runner.queries.byNameAny(dataset.id, name);
-  if (runs.length === 0) return `no run "${name}" in "${dataset.name}"`;
-  if (metric !== undefined) return runs.find((r) => r.metric_key === metric) ?? `run "${name}" has no scores for metric ${metric} (it has: ${runs.map((r) => r.metric_key).join(', ')})`;
-  if (runs.length === 1) return runs[0]!;
-  // Several metrics under one name: the one whose calibration against this criterion was recorded last.
-  const calibrated = ctx.estimates.queries.latestCalibrationMetric.get(dataset.id, criterion.id);
-  return runs.find((r) => r.metric_key === calibrated) ??
-    `run "${name}" has scores of several metrics (${runs.map((r) => r.metric_key).join(', ')}) and none has a recorded calibration against "${criterion.name}": give --metric, or record one (goldset report …)`;
+  const metrics = runs.map((r) => r.metric_key).join(', ');
+  if (runs.length === 0) return { key: 'cli.no_run', params: { run: name, dataset: dataset.name } };
+  // Several metrics under one name, none chosen: the one whose calibration against this criterion was recorded last.
+  const key = metric ?? (runs.length === 1 ? runs[0]!.metric_key : ctx.estimates.queries.latestCalibrationMetric.get(dataset.id, criterion.id));
+  const run = runs.find((r) => r.metric_key === key);
+  if (run) return { run };
+  return metric !== undefined ? { key: 'cli.run_lacks_metric', params: { run: name, metric, metrics } }
+    : { key: 'cli.run_ambiguous', params: { run: name, metrics, criterion: criterion.name } };
 }
 
 function fmtCi(f: { estimate: number | null; ci95: [number, number] | null }): string {
@@ -101,10 +108,10 @@ export async function cmdEstimate(ctx: AppContext, o: Record<string, unknown>, o
   const usage = 'usage: estimate --dataset NAME --criterion C --run R [--metric ID] [--system S] [--threshold T] [--half-width H] [--json]';
   const dataset = datasetNamed(ctx, o.dataset);
   if (typeof o.criterion !== 'string' || typeof o.run !== 'string') throw new EstimateUsageError(`missing --criterion or --run\n${usage}`);
-  const criterion = ctx.criteria.queries.byName(dataset.id, o.criterion);
-  if (!criterion) throw new EstimateUsageError(`no criterion "${o.criterion}" in "${dataset.name}"`);
-  const run = runNamed(ctx, dataset, o.run, o.metric as string | undefined, criterion);
-  if (typeof run === 'string') throw new EstimateUsageError(run);
+  const criterion = namedCriterion(ctx, dataset, o.criterion, EstimateUsageError);
+  const found = runNamed(ctx, dataset, o.run, o.metric as string | undefined, criterion);
+  if (!('run' in found)) throw cliRefusal(ctx, EstimateUsageError, found.key, found.params);
+  const { run } = found;
   const threshold = o.threshold === undefined ? 0.5 : Number(o.threshold);
   if (!(threshold >= 0 && threshold <= 1)) throw new EstimateUsageError('--threshold takes a number from 0 to 1');
   const halfWidth = o['half-width'] === undefined ? undefined : Number(o['half-width']);
@@ -149,8 +156,9 @@ export function minTrueChecks(ctx: AppContext, dataset: DatasetRow, runName: str
     const label = `true ${name}`;
     const criterion = ctx.criteria.queries.byName(dataset.id, name);
     if (!criterion) return { metric: label, ok: false, refused: true, reason: `no criterion "${name}" in "${dataset.name}"` };
-    const run = runNamed(ctx, dataset, runName, undefined, criterion);
-    if (typeof run === 'string') return { metric: label, ok: false, refused: true, reason: run };
+    const found = runNamed(ctx, dataset, runName, undefined, criterion);
+    if (!('run' in found)) return { metric: label, ok: false, refused: true, reason: en(found.key, found.params) };
+    const { run } = found;
     if (run.status !== 'done') return { metric: label, ok: false, refused: true, reason: `run "${run.name}" for ${run.metric_key} is ${run.status}, not done` };
     const threshold = ctx.estimates.queries.latestCalibrationThreshold.get(dataset.id, criterion.id, run.metric_key) ?? 0.5;
     const r = ctx.estimates.estimate({ criterion, run, system: null, threshold });

@@ -22,7 +22,9 @@ export function parseForm<S extends z.ZodType>(schema: S, input: unknown, t: T):
     // A text over its limit says what the limit is (server/limits.ts).
     if (issue.code === 'too_big' && issue.origin === 'string' && issue.message === 'err.too_long') errors[field] = t('err.too_long_limit', { limit: Number(issue.maximum) });
     else {
-      const params = issue.code === 'custom' ? (issue.params as Record<string, string | number> | undefined) : undefined;
+      // A custom issue carries its message's values; a value over or under its limit, the limit.
+      const params = issue.code === 'custom' ? (issue.params as Record<string, string | number> | undefined)
+        : issue.code === 'too_big' ? { limit: Number(issue.maximum) } : issue.code === 'too_small' ? { limit: Number(issue.minimum) } : undefined;
       errors[field] = isMessageKey(issue.message) ? t(issue.message, params) : t('err.invalid');
     }
   }

@@ -37,7 +37,7 @@ export const enHardening = {
   'export.ragas_csv_hint': 'Exact text, for pandas.read_csv. Not for a spreadsheet: a cell such as =HYPERLINK(…) would run as a formula there.',
   'export.labels_blind': 'Holds the experts\' labels and gold values. You label this dataset, so you see other experts\' labels only on items you have labelled yourself: ask an adjudicator or an admin for this export.',
   'err.search_nul': 'The search contains a NUL character (\\0), which cannot be searched for. Remove it and search again.',
-  'err.run_name_too_long': 'A run name can have at most 200 characters.',
+  'err.run_name_too_long': 'A run name can have at most {limit} characters.',
   'review.only_labelled': 'You label this dataset, so only the items you have labelled are listed: an item being here would tell its gold value.',
   'audit.act.user.reissue_invite': 'made a new invitation link for {thing} (the old one no longer works)',
   'label.contexts_cut': 'The first {shown} of {total} contexts are shown and labelled: goldset\'s limit is {shown} per response (this one was stored before it).',

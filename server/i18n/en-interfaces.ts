@@ -1,5 +1,5 @@
-// English messages of the JSON API and of the command line's answers about the user's data (import
-// refusals); codes (`error`, `code`) stay as they are in every language.
+// English messages of the JSON API and of the command line's answers about the user's data (what a
+// command names that is not there, import refusals); codes (`error`, `code`) stay as they are in every language.
 export const enInterfaces = {
   'api.unauthorized': 'A valid API token is required: Authorization: Bearer <token>.',
   'api.forbidden_viewer': 'This token\'s user may not write (viewer role).',
@@ -15,6 +15,21 @@ export const enInterfaces = {
   'api.too_deep': 'The body nests more than {limit} levels of arrays and objects.',
   'api.too_large': 'The body is too large.',
   'cli.no_dataset': 'no dataset named "{name}"',
+  'cli.no_criterion': 'no criterion named "{name}" in "{dataset}" (its criteria: {names})',
+  'cli.no_release': 'no release tagged "{tag}" in "{dataset}"',
+  'cli.no_metric': 'unknown metric "{metric}" in "{dataset}"; available: {metrics}',
+  'cli.no_run': 'no run "{run}" in "{dataset}"',
+  'cli.no_run_for_metric': 'no run "{run}" for metric {metric} in "{dataset}" (score it, or import it with: import FILE --dataset NAME --run NAME)',
+  'cli.run_lacks_metric': 'run "{run}" has no scores for metric {metric} (it has: {metrics})',
+  'cli.run_ambiguous': 'run "{run}" has scores of several metrics ({metrics}) and none has a recorded calibration against "{criterion}": give --metric, or record one (goldset report …)',
+  'cli.run_finished': 'run "{run}" for {metric} is finished; choose another --run name',
+  'cli.run_imported': 'run "{run}" was imported; choose another --run name',
+  'cli.run_no_judge': 'no judge endpoint configured: set OPENAI_BASE_URL and GOLDSET_JUDGE_MODEL, or configure it in the app (admin: Judge)',
+  'cli.context_criterion': 'criterion "{criterion}" is about each context: calibrate it against a context_precision run (its verdicts per context), not {metric}',
+  'cli.no_active_user': 'no active user {email}',
+  'cli.may_not_label': '{email} may not label in "{dataset}"',
+  'cli.sample_of_system': 'sample #{id} is of system "{system}"; an extension keeps its rules (leave out --system)',
+  'cli.sample_of_all_systems': 'sample #{id} is of every system; an extension keeps its rules (leave out --system)',
   'export.no_run': 'No run named "{name}".',
   'export.run_column_taken': 'Runs "{a}" and "{b}" would both be column {column}: export one of them.',
   'import.needs_annotator': 'The file has human.<criterion> label columns: name their author with --annotator EMAIL.',

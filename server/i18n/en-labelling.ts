@@ -44,7 +44,7 @@ export const enLabelling = {
   'hint.options_example': 'correct | Correct\nhallucinated | Hallucinated\nnot_answered | Not answered\npartial | Partially correct',
   'hint.binary_options': 'Two lines: the label for yes (key 1), then for no (key 2).',
   'hint.target': 'Per-context criteria are yes/no (e.g. relevant): the ground truth behind context precision and recall.',
-  'hint.scale': 'Ordinal scales have at most 10 steps.',
+  'hint.scale': 'Ordinal scales have at most {limit} steps.',
   'hint.overlap': 'How many experts must label each item (1–5).',
 
   'criteria.title': 'Criteria',
@@ -174,7 +174,7 @@ export const enLabelling = {
   'err.criterion_options': 'A categorical criterion needs at least two options.',
   'err.criterion_options_unique': 'Each option needs its own value.',
   'err.criterion_option_in_use': 'An option that labels already use cannot be removed.',
-  'err.criterion_scale': 'Give a scale with "from" below "to", at most 10 steps.',
+  'err.criterion_scale': 'Give a scale with "from" below "to", at most {limit} steps.',
   'err.context_binary': 'Criteria about each context must be binary (e.g. relevant / not relevant).',
   'err.label_missing': 'Answer "{criterion}" before submitting.',
   'err.label_invalid': '"{criterion}" does not have this value.',

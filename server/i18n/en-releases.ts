@@ -1,7 +1,8 @@
 // English messages for eval-set releases, spreadsheet import and export, and offline labelling sheets.
 export const enReleases = {
   'export.xlsx': 'Spreadsheet (XLSX): the same columns, typed cells, for Excel, WPS and LibreOffice',
-  'export.cell_too_long': 'A spreadsheet cell holds at most 32,767 characters, and the column {column} of the sample "{question}" has {chars}. Export this dataset as Ragas JSONL or CSV instead.',
+  'export.too_many_rows': 'A spreadsheet holds at most {limit} rows under its header, and this export has more. Export this dataset as Ragas JSONL or CSV instead.',
+  'export.cell_too_long': 'A spreadsheet cell holds at most {limit} characters, and the column {column} of the sample "{question}" has {chars}. Export this dataset as Ragas JSONL or CSV instead.',
 
   'import.sheet': 'Sheet',
   'import.sheet_hint': 'For a workbook: the sheet to read (the first one when empty).',
@@ -47,7 +48,7 @@ export const enReleases = {
   'release.eval_set': 'Eval set',
   'release.eval_set_release': 'Release {tag}',
   'release.no_responses_export': 'This release was made without responses.',
-  'release.cell_too_long': 'This release holds a text of {chars} characters; a spreadsheet cell holds at most 32,767. Download it as Ragas JSONL or CSV.',
+  'release.cell_too_long': 'This release holds a text of {chars} characters; a spreadsheet cell holds at most {limit}. Download it as Ragas JSONL or CSV.',
 
   'diff.title': 'Changes from {from} to {to}',
   'diff.now': 'now',

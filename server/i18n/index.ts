@@ -11,10 +11,25 @@ export function isLocale(value: unknown): value is Locale {
   return value === 'en' || value === 'zh';
 }
 
+/** A value of a message, `{name}`; `{{answer}}` is text (a rubric's own placeholder, shown as it is written). */
+const PLACEHOLDER = /(?<!\{)\{(\w+)\}(?!\})/g;
+
+/**
+ * A message given without one of its values would show "{limit}" to the user. With
+ * GOLDSET_STRICT_MESSAGES=1 (the tests: vitest.config.ts) such a call throws, failing the test that
+ * renders it; in use the placeholder is left as it is rather than failing a page.
+ */
+const STRICT = process.env.GOLDSET_STRICT_MESSAGES === '1';
+
 function makeTranslator(messages: Record<MessageKey, string>): T {
+  const missing = (key: MessageKey, name: string) => {
+    if (STRICT) throw new Error(`message ${key} was given no value for {${name}}`);
+    return `{${name}}`;
+  };
   return (key, params) => {
     const text = messages[key];
-    return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : text;
+    if (!params) return STRICT ? text.replace(PLACEHOLDER, (_m, name: string) => missing(key, name)) : text;
+    return text.replace(PLACEHOLDER, (_m, name: string) => (name in params ? String(params[name]) : missing(key, name)));
   };
 }
 

@@ -38,7 +38,7 @@ export const zhHardening: Record<keyof typeof enHardening, string> = {
   'export.ragas_csv_hint': '保留原始文本，供 pandas.read_csv 读取。不要用电子表格打开：像 =HYPERLINK(…) 这样的单元格会被当作公式执行。',
   'export.labels_blind': '此导出包含专家标注和金标准。你是该评测集的标注人员，只能看到你自己已标注条目上的其他专家标注：请向仲裁人或管理员索取此导出。',
   'err.search_nul': '搜索内容含有 NUL 字符（\\0），无法搜索。请删除该字符后重新搜索。',
-  'err.run_name_too_long': '运行名称最多 200 个字符。',
+  'err.run_name_too_long': '运行名称最多 {limit} 个字符。',
   'review.only_labelled': '你是该评测集的标注人员，因此这里只列出你已标注的条目：条目出现在列表中就会暴露它的金标准。',
   'audit.act.user.reissue_invite': '为 {thing} 生成了新的邀请链接（旧链接已失效）',
   'label.contexts_cut': '共 {total} 条上下文，这里只显示并标注前 {shown} 条：goldset 每条回答最多 {shown} 条上下文（这条回答是在设立上限之前保存的）。',

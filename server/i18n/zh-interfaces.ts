@@ -1,4 +1,4 @@
-// 简体中文：JSON API 的消息，以及命令行关于用户数据的回答（导入被拒）；代码（`error`、`code`）在各语言中不变。
+// 简体中文：JSON API 的消息，以及命令行关于用户数据的回答（命令所指的对象不存在、导入被拒）；代码（`error`、`code`）在各语言中不变。
 import type { enInterfaces } from './en-interfaces.ts';
 
 export const zhInterfaces: Record<keyof typeof enInterfaces, string> = {
@@ -16,6 +16,21 @@ export const zhInterfaces: Record<keyof typeof enInterfaces, string> = {
   'api.too_deep': '请求体中数组和对象的嵌套超过 {limit} 层。',
   'api.too_large': '请求体过大。',
   'cli.no_dataset': '没有名为“{name}”的评测集',
+  'cli.no_criterion': '评测集“{dataset}”中没有名为“{name}”的评判标准（已有：{names}）',
+  'cli.no_release': '评测集“{dataset}”中没有标签为“{tag}”的版本',
+  'cli.no_metric': '评测集“{dataset}”中没有指标“{metric}”；可用的指标：{metrics}',
+  'cli.no_run': '评测集“{dataset}”中没有名为“{run}”的运行',
+  'cli.no_run_for_metric': '评测集“{dataset}”中没有指标 {metric} 的运行“{run}”（先打分，或用 import 文件 --dataset 名称 --run 名称 导入）',
+  'cli.run_lacks_metric': '运行“{run}”没有指标 {metric} 的分数（它有：{metrics}）',
+  'cli.run_ambiguous': '运行“{run}”有多个指标的分数（{metrics}），且没有一个记录过与“{criterion}”的校准：请指定 --metric，或先记录一次校准（goldset report …）',
+  'cli.run_finished': '指标 {metric} 的运行“{run}”已完成；请用 --run 换一个名称',
+  'cli.run_imported': '运行“{run}”是导入的；请用 --run 换一个名称',
+  'cli.run_no_judge': '尚未配置评测模型接口：请设置 OPENAI_BASE_URL 和 GOLDSET_JUDGE_MODEL，或在应用中配置（管理员：评测模型）',
+  'cli.context_criterion': '评判标准“{criterion}”针对每条上下文：请与 context_precision 运行（逐条上下文的判定）校准，而不是 {metric}',
+  'cli.no_active_user': '没有处于启用状态的用户 {email}',
+  'cli.may_not_label': '{email} 不能在评测集“{dataset}”中标注',
+  'cli.sample_of_system': '样本 #{id} 只针对系统“{system}”；扩充样本沿用它的规则（请去掉 --system）',
+  'cli.sample_of_all_systems': '样本 #{id} 针对全部系统；扩充样本沿用它的规则（请去掉 --system）',
   'export.no_run': '没有名为“{name}”的运行。',
   'export.run_column_taken': '运行“{a}”和“{b}”都会写入列 {column}：请只导出其中一个。',
   'import.needs_annotator': '文件中有 human.<评判标准> 标注列：请用 --annotator 邮箱 指明标注者。',

@@ -45,7 +45,7 @@ export const zhLabelling: Record<keyof typeof enLabelling, string> = {
   'hint.options_example': 'correct | 正确\nhallucinated | 编造\nnot_answered | 未作答\npartial | 部分正确',
   'hint.binary_options': '两行：“是”的显示名（按键 1），然后“否”的显示名（按键 2）。',
   'hint.target': '针对每条参考资料的标准为是/否（如“相关”），是 context precision 与 context recall 的人工依据。',
-  'hint.scale': '等级量表最多 10 级。',
+  'hint.scale': '等级量表最多 {limit} 级。',
   'hint.overlap': '每条数据需要几位专家标注（1–5）。',
 
   'criteria.title': '评判标准',
@@ -175,7 +175,7 @@ export const zhLabelling: Record<keyof typeof enLabelling, string> = {
   'err.criterion_options': '分类标准至少需要两个选项。',
   'err.criterion_options_unique': '每个选项的值必须不同。',
   'err.criterion_option_in_use': '已被标注使用的选项不能删除。',
-  'err.criterion_scale': '请设置起点小于终点、最多 10 级的量表。',
+  'err.criterion_scale': '请设置起点小于终点、最多 {limit} 级的量表。',
   'err.context_binary': '针对每条参考资料的标准必须是二元的（如：相关 / 不相关）。',
   'err.label_missing': '提交前请先回答“{criterion}”。',
   'err.label_invalid': '“{criterion}”没有这个取值。',

@@ -3,7 +3,8 @@ import type { enReleases } from './en-releases.ts';
 
 export const zhReleases: Record<keyof typeof enReleases, string> = {
   'export.xlsx': '电子表格（XLSX）：列与上面相同，单元格保留类型，可用 Excel、WPS 或 LibreOffice 打开',
-  'export.cell_too_long': '电子表格的一个单元格最多容纳 32,767 个字符，而样本“{question}”的 {column} 列有 {chars} 个字符。请改用 Ragas JSONL 或 CSV 导出该数据集。',
+  'export.too_many_rows': '电子表格在表头之下最多容纳 {limit} 行，而这次导出的行数更多。请改用 Ragas JSONL 或 CSV 导出该数据集。',
+  'export.cell_too_long': '电子表格的一个单元格最多容纳 {limit} 个字符，而样本“{question}”的 {column} 列有 {chars} 个字符。请改用 Ragas JSONL 或 CSV 导出该数据集。',
 
   'import.sheet': '工作表',
   'import.sheet_hint': '导入工作簿时读取的工作表（留空则读取第一个）。',
@@ -49,7 +50,7 @@ export const zhReleases: Record<keyof typeof enReleases, string> = {
   'release.eval_set': '评测集',
   'release.eval_set_release': '版本 {tag}',
   'release.no_responses_export': '该版本发布时未包含回答。',
-  'release.cell_too_long': '该版本中有一段 {chars} 个字符的文本，而电子表格单元格最多容纳 32,767 个字符。请下载 Ragas JSONL 或 CSV 格式。',
+  'release.cell_too_long': '该版本中有一段 {chars} 个字符的文本，而电子表格单元格最多容纳 {limit} 个字符。请下载 Ragas JSONL 或 CSV 格式。',
 
   'diff.title': '从 {from} 到 {to} 的变化',
   'diff.now': '当前',

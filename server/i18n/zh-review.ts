@@ -74,7 +74,7 @@ export const zhReview: Record<keyof typeof enReview, string> = {
   'review.flash_saved': '复核结论已保存。',
   'review.flash_corrected': '复核结论已保存，金标准已修正。',
   'review.err_verdict': '请选择谁是对的。',
-  'review.err_note_long': '备注最多 2000 个字符。',
+  'review.err_note_long': '备注最多 {limit} 个字符。',
   'review.err_note_for_correction': '请填写备注：它将作为修正金标准的理由。',
   'review.err_gold': '这不是该评判标准的取值。',
   'review.err_form': '结论未保存，请查看下方提示。',

@@ -12,7 +12,8 @@ import { responseExportRows, type ScoreColumn } from './export-responses.ts';
 import { writeGoldsetJsonl } from './goldset-jsonl.ts';
 import { spreadsheetSafe } from '../io/spreadsheet-safe.ts';
 import { XlsxWriter, type ColumnSpec } from '../xlsx/write.ts';
-import { MAX_CELL_CHARS } from '../xlsx/text.ts';
+import { MAX_CELL_CHARS, MAX_ROWS } from '../xlsx/text.ts';
+import type { T } from '../i18n/index.ts';
 
 /**
  * `spreadsheet-csv` is `ragas-csv` for people: the same columns, every cell that a spreadsheet would
@@ -166,10 +167,24 @@ export function writeExport(src: ExportSource, opts: ExportOptions, format: Excl
 }
 
 /**
- * The first text of a dataset export longer than a spreadsheet cell holds (checked before an XLSX
- * download starts, so the refusal can still be an error page), or null.
+ * Why a dataset export does not fit in a spreadsheet, in the user's language, or null: more records
+ * than a sheet has rows, or a text longer than a cell holds. Checked before an XLSX export starts (the
+ * Export page's download, the command line's file), so the refusal can still be an error page.
  */
-export function overlongCell(db: DB, opts: ExportOptions): { question: string; column: string; chars: number } | null {
+export function spreadsheetRefusal(db: DB, opts: ExportOptions, t: T): string | null {
+  const status = opts.status === 'approved' ? 'approved' : null;
+  // Counted up to one past what fits (the header takes a row): enough to know, without counting a huge dataset whole.
+  const fits = MAX_ROWS - 1;
+  const n = db.prepare<{ ds: number; status: string | null; over: number }, number>(opts.responses
+    ? 'SELECT count(*) FROM (SELECT 1 FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.dataset_id = @ds AND (@status IS NULL OR s.status = @status) LIMIT @over)'
+    : 'SELECT count(*) FROM (SELECT 1 FROM sample WHERE dataset_id = @ds AND (@status IS NULL OR status = @status) LIMIT @over)').pluck().get({ ds: opts.datasetId, status, over: fits + 1 })!;
+  if (n > fits) return t('export.too_many_rows', { limit: fits.toLocaleString('en') });
+  const long = overlongCell(db, opts);
+  return long && t('export.cell_too_long', { column: long.column, chars: long.chars, question: long.question.slice(0, 80), limit: MAX_CELL_CHARS.toLocaleString('en') });
+}
+
+/** The first text of a dataset export longer than a spreadsheet cell holds, or null. */
+function overlongCell(db: DB, opts: ExportOptions): { question: string; column: string; chars: number } | null {
   const status = opts.status === 'approved' ? 'approved' : null;
   const row = db.prepare<{ ds: number; status: string | null; limit: number }, { question: string; column: string; chars: number }>(opts.responses ? `
       SELECT s.question, CASE WHEN length(r.answer) > @limit THEN 'response' WHEN length(r.retrieved_contexts) > @limit THEN 'retrieved_contexts'

@@ -8,7 +8,7 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { detectFormat } from '../io/read.ts';
-import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, datasetRecords, overlongCell, writeExport, writeRecordsXlsx } from './export.ts';
+import { CONTENT_TYPES, EXPORT_FORMATS, EXTENSIONS, datasetRecords, spreadsheetRefusal, writeExport, writeRecordsXlsx } from './export.ts';
 import { applyLabellingSheet, readSheetMeta } from '../labelsheet/upload.ts';
 import { importRefusal } from './messages.ts';
 import { ExportRunError, scoreColumnsOf } from './export-scores.ts';
@@ -128,8 +128,8 @@ export function importExportRoutes(app: AppContext): Router {
     const src = { db: app.db, samples: samples.queries, criteria: app.criteria.forDataset(dataset.id) };
     const opts = { datasetId: dataset.id, status: q.status, responses, scoreColumns, utf8: q.utf8 === '1' };
     if (q.format === 'xlsx') {
-      const long = overlongCell(app.db, opts);
-      if (long) return sendError(req, res, 422, req.t('export.cell_too_long', { column: long.column, chars: long.chars, question: long.question.slice(0, 80) }));
+      const refusal = spreadsheetRefusal(app.db, opts, req.t);
+      if (refusal) return sendError(req, res, 422, refusal);
       res.type(CONTENT_TYPES.xlsx).attachment(filename);
       try {
         await writeRecordsXlsx(datasetRecords(src, opts), res, { mtime: new Date(), sheet: dataset.name });

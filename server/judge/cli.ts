@@ -3,7 +3,8 @@ import type { AppContext } from '../app-context.ts';
 import { RunError } from './runner.ts';
 import { releaseSelection } from '../releases/runs.ts';
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
-import { namedDataset } from '../datasets/named.ts';
+import { cliRefusal, namedDataset, namedMetric, taggedRelease } from '../datasets/named.ts';
+import { translator } from '../i18n/index.ts';
 
 /** The exact keys other programs read from `score --json`. */
 export const SCORE_JSON_KEYS = ['run', 'scored', 'errored', 'skipped', 'mean', 'llm_calls', 'cached_calls', 'tokens'] as const;
@@ -22,18 +23,15 @@ export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out:
   const metricKey = o.metric as string | undefined;
   if (!datasetName || !metricKey) throw new ScoreUsageError('usage: score --dataset NAME --metric ID [--prompt-version N] [--concurrency N] [--run NAME] [--system NAME] [--noncommittal all|any] [--release TAG] [--json]');
   const dataset = namedDataset(ctx, datasetName, ScoreUsageError);
-  if (!ctx.registry.get(dataset.id, metricKey)) {
-    throw new ScoreUsageError(`unknown metric "${metricKey}"; available: ${[...ctx.registry.builtinKeys(), ...ctx.registry.custom(dataset.id).map((m) => m.key)].join(', ')}`);
-  }
+  namedMetric(ctx, dataset, metricKey, ScoreUsageError);
   const name = (o.run as string | undefined) ?? `${metricKey} ${new Date().toISOString().slice(0, 19).replace('T', ' ')}`;
-  const release = typeof o.release === 'string' ? ctx.releases.byTag(dataset.id, o.release) : undefined;
-  if (typeof o.release === 'string' && !release) throw new ScoreUsageError(`no release tagged "${o.release}" in "${dataset.name}"`);
+  const release = typeof o.release === 'string' ? taggedRelease(ctx, dataset, o.release, ScoreUsageError) : undefined;
   const existing = ctx.runner.queries.byName(dataset.id, name, metricKey);
   let runId: number;
   if (existing) {
     // The same name again continues an unfinished run (e.g. after a kill); a finished one is not redone.
-    if (existing.status === 'done') throw new ScoreUsageError(`run "${name}" for ${metricKey} is finished; choose another --run name`);
-    if (existing.source !== 'goldset') throw new ScoreUsageError(`run "${name}" was imported; choose another --run name`);
+    if (existing.status === 'done') throw cliRefusal(ctx, ScoreUsageError, 'cli.run_finished', { run: name, metric: metricKey });
+    if (existing.source !== 'goldset') throw cliRefusal(ctx, ScoreUsageError, 'cli.run_imported', { run: name });
     runId = existing.id;
   } else {
     try {
@@ -45,7 +43,8 @@ export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out:
         settings: o.noncommittal !== undefined ? { noncommittal: String(o.noncommittal) } : undefined,
       }).id;
     } catch (err) {
-      if (err instanceof RunError) throw new ScoreUsageError(err.message);
+      // As the Runs page says it, except where the command line has its own way: the judge's settings.
+      if (err instanceof RunError) throw new ScoreUsageError(translator(ctx.config.cliLocale)(err.code === 'no_judge' ? 'cli.run_no_judge' : err.key, err.params));
       throw err;
     }
   }

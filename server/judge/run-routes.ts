@@ -94,7 +94,7 @@ export function runRoutes(app: AppContext): Router {
     } catch (err) {
       if (err instanceof RunError) {
         const field = err.code === 'name_taken' ? 'name' : err.code === 'bad_prompt_version' ? 'prompt_version' : '_form';
-        return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: { [field]: req.t(`err.run_${err.code}`) } }), 422);
+        return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: { [field]: req.t(err.key, err.params) } }), 422);
       }
       throw err;
     }

@@ -14,10 +14,18 @@ import { runQueries, type RunRow, type Selection } from './run-queries.ts';
 import { writableGuard } from '../datasets/archived.ts';
 import { boundTrace } from './stored-trace.ts';
 import { LIMITS, sqlListOverLimit } from '../limits.ts';
+import { translator, type Params } from '../i18n/index.ts';
 import type { ReleaseService, ReleaseRow } from '../releases/service.ts';
 
+type RunErrorCode = 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'no_items' | 'bad_prompt_version' | 'bad_setting';
+
+/** Why a run cannot be created: `key` and `params` word it in the user's language (its message is the English, with `detail` for the log). */
 export class RunError extends Error {
-  constructor(readonly code: 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'no_items' | 'bad_prompt_version' | 'bad_setting', message: string) { super(message); }
+  readonly key: `err.run_${RunErrorCode}`;
+  constructor(readonly code: RunErrorCode, readonly params: Params = {}, detail?: string) {
+    super(translator('en')(`err.run_${code}`, params) + (detail ? ` (${detail})` : ''));
+    this.key = `err.run_${code}`;
+  }
 }
 
 interface Active { cancelled: boolean; done: Promise<void> }
@@ -138,19 +146,19 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries,
       let settings: MetricSettings | undefined;
       try {
         settings = hasSettings(input.metricKey) ? resolveSettings(input.metricKey, deps.metricSettings.get(datasetId, input.metricKey).settings, input.settings) : undefined;
-      } catch (e) { throw new RunError('bad_setting', (e as Error).message); }
+      } catch (e) { throw new RunError('bad_setting', {}, (e as Error).message); }
       const metric = deps.registry.get(datasetId, input.metricKey, settings);
-      if (!metric) throw new RunError('unknown_metric', `unknown metric ${input.metricKey}`);
+      if (!metric) throw new RunError('unknown_metric', {}, input.metricKey);
       const judge = deps.settings.effective();
-      if (metric.kind === 'llm' && !judge) throw new RunError('no_judge', 'no judge endpoint configured: set OPENAI_BASE_URL and GOLDSET_JUDGE_MODEL, or configure it in the app');
-      if (input.name.length > LIMITS.runName) throw new RunError('name_too_long', `a run name can have at most ${LIMITS.runName} characters`);
-      if (runs.byName(datasetId, input.name, metric.key)) throw new RunError('name_taken', `a run named "${input.name}" for ${metric.key} exists already`);
+      if (metric.kind === 'llm' && !judge) throw new RunError('no_judge');
+      if (input.name.length > LIMITS.runName) throw new RunError('name_too_long', { limit: LIMITS.runName });
+      if (runs.byName(datasetId, input.name, metric.key)) throw new RunError('name_taken', {}, `${input.name}, ${metric.key}`);
       const language = (languageOf.get(datasetId) as Language | undefined) ?? 'en';
       let used: Record<string, PromptInUse>;
-      try { used = input.prompts ?? deps.prompts.resolve(datasetId, metric, language, input.promptVersion); } catch (e) { throw new RunError('bad_prompt_version', (e as Error).message); }
+      try { used = input.prompts ?? deps.prompts.resolve(datasetId, metric, language, input.promptVersion); } catch (e) { throw new RunError('bad_prompt_version', {}, (e as Error).message); }
       const selection = input.selection ?? {};
       const n = runs.countSelection(datasetId, selection);
-      if (n === 0) throw new RunError('no_items', 'no responses to score in this dataset');
+      if (n === 0) throw new RunError('no_items');
       return db.transaction(() => {
         const id = runs.insert({
           dataset_id: datasetId, name: input.name, metric_key: metric.key, source: 'goldset', status: 'queued',

@@ -5,7 +5,7 @@ import type { AppContext } from '../app-context.ts';
 import { translator } from '../i18n/index.ts';
 import { sheetQueries, writeLabellingSheet } from './sheet.ts';
 import { applyLabellingSheet, readSheetMeta } from './upload.ts';
-import { namedDataset } from '../datasets/named.ts';
+import { cliRefusal, namedDataset } from '../datasets/named.ts';
 
 export class SheetUsageError extends Error {}
 
@@ -14,7 +14,7 @@ type Out = { json: boolean; print(text: string, data: Record<string, unknown>): 
 function expert(ctx: AppContext, email: unknown) {
   if (typeof email !== 'string' || !email) throw new SheetUsageError('name the expert with --annotator EMAIL');
   const user = ctx.users.queries.byEmail(email.trim().toLowerCase());
-  if (!user || user.disabled) throw new SheetUsageError(`no active user ${email}`);
+  if (!user || user.disabled) throw cliRefusal(ctx, SheetUsageError, 'cli.no_active_user', { email });
   return user;
 }
 
@@ -24,7 +24,7 @@ export async function cmdLabellingSheet(ctx: AppContext, o: Record<string, unkno
   }
   const dataset = namedDataset(ctx, o.dataset, SheetUsageError);
   const annotator = expert(ctx, o.annotator);
-  if (!ctx.labels.canLabel(dataset.id, annotator)) throw new SheetUsageError(`${annotator.email} may not label in "${dataset.name}"`);
+  if (!ctx.labels.canLabel(dataset.id, annotator)) throw cliRefusal(ctx, SheetUsageError, 'cli.may_not_label', { email: annotator.email, dataset: dataset.name });
   const language = o.language === 'zh' || o.language === 'en' ? o.language : annotator.locale ?? dataset.language;
   const limit = o.limit === undefined ? undefined : Number(o.limit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new SheetUsageError('--limit takes a whole number above 0');

@@ -6,7 +6,8 @@ import type { ExportFormat } from '../importexport/export.ts';
 import { ReleaseError } from './service.ts';
 import { ReleaseExportError, releaseExportRefusal, writeReleaseExport } from './export.ts';
 import { translator } from '../i18n/index.ts';
-import { namedDataset } from '../datasets/named.ts';
+import { namedDataset, taggedRelease } from '../datasets/named.ts';
+import type { DatasetRow } from '../datasets/queries.ts';
 
 export class ReleaseUsageError extends Error {}
 
@@ -32,9 +33,8 @@ export async function cmdRelease(ctx: AppContext, o: Record<string, unknown>, ou
 }
 
 /** Writes one export of a release to FILE (through FILE.partial, renamed when complete). */
-export async function exportRelease(ctx: AppContext, datasetId: number, tag: string, format: ExportFormat, responses: boolean, file: string): Promise<number> {
-  const release = ctx.releases.byTag(datasetId, tag);
-  if (!release) throw new ReleaseUsageError(`no release tagged "${tag}" in this dataset`);
+export async function exportRelease(ctx: AppContext, dataset: DatasetRow, tag: string, format: ExportFormat, responses: boolean, file: string): Promise<number> {
+  const release = taggedRelease(ctx, dataset, tag, ReleaseUsageError);
   const tmp = `${file}.partial`;
   const stream = fs.createWriteStream(tmp);
   try {

@@ -112,7 +112,7 @@ export class ReleaseExportError extends Error {
 
 /** Why a release cannot be exported this way, in the asker's language (the page, the API, the command line). */
 export function releaseExportRefusal(err: ReleaseExportError, release: ReleaseRow, t: T): string {
-  return err.reason === 'no_responses' ? t('release.no_responses_export') : t('release.cell_too_long', { chars: release.longest_text });
+  return err.reason === 'no_responses' ? t('release.no_responses_export') : t('release.cell_too_long', { chars: release.longest_text, limit: MAX_CELL_CHARS.toLocaleString('en') });
 }
 
 /** Checks that a release can be exported this way, before a byte is sent. */

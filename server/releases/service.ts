@@ -61,7 +61,7 @@ export function releaseService(db: DB, audit: AuditQueries) {
     create(actor: { id: number; email: string } | null, dataset: DatasetRow, input: { tag: string; note: string; responses: boolean }): ReleaseRow {
       const tag = input.tag.trim();
       if (!TAG_PATTERN.test(tag)) throw new ReleaseError('release.err_tag', 'tag');
-      if (input.note.length > LIMITS.releaseNote) throw new ReleaseError('err.too_long', 'note');
+      if (input.note.length > LIMITS.releaseNote) throw new ReleaseError('err.too_long_limit', 'note', { limit: LIMITS.releaseNote });
       const stage = `temp."release_stage_${crypto.randomUUID().replace(/-/g, '')}"`;
       try {
         return db.transaction(() => {

@@ -40,9 +40,10 @@ export interface SheetSpec {
   validations?: Validation[];
 }
 
+/** A row past the sheet's last (column null), or a text longer than a cell holds. */
 export class XlsxLimitError extends Error {
-  constructor(readonly column: string, readonly row: number, readonly chars: number) {
-    super(`row ${row}, column ${column}: ${chars} characters; a spreadsheet cell holds at most ${MAX_CELL_CHARS}`);
+  constructor(readonly row: number, readonly column: string | null = null, readonly chars = 0) {
+    super(column === null ? `row ${row}: a sheet has at most ${MAX_ROWS} rows` : `row ${row}, column ${column}: ${chars} characters; a spreadsheet cell holds at most ${MAX_CELL_CHARS}`);
   }
 }
 
@@ -146,14 +147,14 @@ export class XlsxWriter {
     const sheet = this.sheet;
     if (!sheet) throw new Error('xlsx: no open sheet');
     const r = ++sheet.rows;
-    if (r > MAX_ROWS) throw new XlsxLimitError('', r, 0);
+    if (r > MAX_ROWS) throw new XlsxLimitError(r);
     let xml = `<row r="${r}">`;
     const { columns } = sheet.spec;
     const width = Math.max(values.length, columns.length);
     for (let i = 0; i < width; i++) {
       const v = values[i];
       const style = STYLE_ID[styles?.[i] ?? columns[i]?.style ?? 'text'];
-      if (typeof v === 'string' && v.length > MAX_CELL_CHARS) throw new XlsxLimitError(columns[i]?.header ?? columnName(i), r, v.length);
+      if (typeof v === 'string' && v.length > MAX_CELL_CHARS) throw new XlsxLimitError(r, columns[i]?.header ?? columnName(i), v.length);
       xml += cellXml(`${columnName(i)}${r}`, v, style);
       if (sheet.pending && v !== null && v !== undefined && r > 1) {
         const longest = String(v).split('\n').reduce((m, line) => Math.max(m, displayWidth(line)), 0);

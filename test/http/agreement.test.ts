@@ -172,7 +172,7 @@ describe('goldset agreement (cmdAgreement)', () => {
     seed(app.ctx);
     const { out } = capture(true);
     await expect(cmdAgreement(app.ctx, { dataset: 'nope', criterion: 'grade' }, out)).rejects.toThrow(new AgreementUsageError('no dataset named "nope"'));
-    await expect(cmdAgreement(app.ctx, { dataset: 'Agreement & <b>set</b>', criterion: 'nope' }, out)).rejects.toThrow(/has no criterion named "nope"; its criteria: grade, .*score, unused/);
+    await expect(cmdAgreement(app.ctx, { dataset: 'Agreement & <b>set</b>', criterion: 'nope' }, out)).rejects.toThrow(/no criterion named "nope" in "Agreement & <b>set<\/b>" \(its criteria: grade, .*score, unused\)/);
     await expect(cmdAgreement(app.ctx, { dataset: 'Agreement & <b>set</b>' }, out)).rejects.toBeInstanceOf(AgreementUsageError);
     await expect(cmdAgreement(app.ctx, { criterion: 'grade' }, out)).rejects.toThrow('missing --dataset NAME');
   });

@@ -107,6 +107,32 @@ describe('goldset CLI', () => {
     expect(noStdin.stderr).toContain('--password-stdin');
   });
 
+  it('says in the environment\'s language what a command names that is not there, and what does not fit a spreadsheet', () => {
+    goldset(['import', write('long.jsonl', JSON.stringify({ question: 'Q?', answer: 'x'.repeat(40_000) })), '--dataset', 'HR']);
+    const zh = { GOLDSET_LANG: 'zh' };
+    const noJudge = { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, GOLDSET_JUDGE_MODEL: undefined };
+    const runs = [
+      goldset(['score', '--dataset', 'HR', '--metric', 'nonsense'], undefined, zh),
+      goldset(['score', '--dataset', 'HR', '--metric', 'exact_match', '--release', 'v9'], undefined, zh),
+      goldset(['score', '--dataset', 'HR', '--metric', 'faithfulness'], undefined, { ...zh, ...noJudge }),
+      goldset(['agreement', '--dataset', 'HR', '--criterion', 'nope'], undefined, zh),
+    ];
+    expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2]);
+    expect(runs[0]!.stderr).toContain('评测集“HR”中没有指标“nonsense”；可用的指标：');
+    expect(runs[0]!.stderr).toContain('exact_match');
+    expect(runs[1]!.stderr).toContain('评测集“HR”中没有标签为“v9”的版本');
+    expect(runs[2]!.stderr).toContain('尚未配置评测模型接口：请设置 OPENAI_BASE_URL 和 GOLDSET_JUDGE_MODEL');
+    expect(runs[3]!.stderr).toContain('评测集“HR”中没有名为“nope”的评判标准（已有：—）');
+    // An answer longer than a cell holds: refused before the file is begun, in the Export page's words.
+    const out = path.join(dir, 'out.xlsx');
+    const en = goldset(['export', '--dataset', 'HR', '--format', 'xlsx', '--responses', '--status', 'all', '--out', out]);
+    expect(en.code).toBe(2);
+    expect(en.stderr).toContain('A spreadsheet cell holds at most 32,767 characters, and the column response of the sample "Q?" has 40000.');
+    const inChinese = goldset(['export', '--dataset', 'HR', '--format', 'xlsx', '--responses', '--status', 'all', '--out', out], undefined, zh);
+    expect(inChinese.stderr).toContain('电子表格的一个单元格最多容纳 32,767 个字符，而样本“Q?”的 response 列有 40000 个字符。');
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('out'))).toEqual([]);
+  });
+
   it('refuses bad input with a clear message and exit code 2', () => {
     expect(goldset(['export', '--dataset', 'Nope', '--format', 'ragas-jsonl', '--out', path.join(dir, 'x')]).stderr).toContain('no dataset named "Nope"');
     const bad = goldset(['export', '--dataset', 'Nope', '--format', 'xml', '--out', 'x', '--json']);

@@ -3,6 +3,7 @@
 // named one, all or nothing with the sheet row in errors; the XLSX export imports back unchanged.
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setupAdmin, startTestApp, type Client, type TestApp } from '../helpers.ts';
 import { XlsxWriter, type CellValue } from '../../server/xlsx/write.ts';
@@ -116,5 +117,23 @@ describe('XLSX export', () => {
     const res = await admin.get(`/datasets/${datasetId}/export/download?format=xlsx&status=all&responses=1`);
     expect(res.status).toBe(422);
     expect(res.text).toContain('has 40000');
+  });
+
+  it('refuses, before sending anything, an export of more records than a sheet has rows', async () => {
+    // 1,048,576 rows in a sheet, one of them the header: one sample more than fits, written straight into the
+    // table from another thread (the seconds it takes must not hold the server's event loop and its sockets).
+    await new Promise((resolve, reject) => {
+      const insert = new Worker(`const { workerData: w } = require('node:worker_threads');
+        new (require('better-sqlite3'))(w.file).prepare(\`INSERT INTO sample (dataset_id, question_key, question, ground_truth, reference_contexts, tags)
+          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1048576) SELECT ?, 'k' || i, 'q' || i, '', '[]', '[]' FROM n\`).run(w.datasetId);`,
+      { eval: true, workerData: { file: path.join(app.dir, 'test.db'), datasetId } });
+      insert.on('error', reject).on('exit', resolve);
+    });
+    const res = await admin.get(`/datasets/${datasetId}/export/download?format=xlsx&status=all`, { 'Accept-Language': 'zh' });
+    expect(res.status).toBe(422);
+    expect(res.text).toContain('电子表格在表头之下最多容纳 1,048,575 行');
+    app.ctx.db.prepare('DELETE FROM sample WHERE dataset_id = ? AND id = (SELECT max(id) FROM sample WHERE dataset_id = ?)').run(datasetId, datasetId);
+    const fits = await admin.get(`/datasets/${datasetId}/export/download?format=xlsx&status=all&responses=1`);
+    expect(fits.status).toBe(200); // no responses: a sheet with its header alone
   });
 });

@@ -2,6 +2,7 @@
 import { Layout, type PageContext } from '../layout.tsx';
 import { Csrf, Field, FormError } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
+import { LIMITS } from '../../server/limits.ts';
 
 interface Values { email?: string; name?: string }
 
@@ -21,8 +22,8 @@ export function SetupPage({ ctx, values = {}, errors }: { ctx: PageContext; valu
           <Field name="name" label={t('field.name')} errors={errors}>
             <input id="f-name" name="name" autocomplete="name" value={values.name ?? ''} />
           </Field>
-          <Field name="password" label={t('field.password')} errors={errors} hint={t('hint.password')}>
-            <input id="f-password" name="password" type="password" autocomplete="new-password" required minLength={10} />
+          <Field name="password" label={t('field.password')} errors={errors} hint={t('hint.password', { limit: LIMITS.passwordMin })}>
+            <input id="f-password" name="password" type="password" autocomplete="new-password" required minLength={LIMITS.passwordMin} maxLength={LIMITS.password} />
           </Field>
           <button type="submit" class="btn primary">{t('setup.submit')}</button>
         </form>
@@ -64,8 +65,8 @@ export function InvitePage({ ctx, token, email, errors }: { ctx: PageContext; to
         <form method="post" action={`/invite/${encodeURIComponent(token)}`} novalidate>
           <Csrf token={ctx.csrfToken} />
           <FormError errors={errors} />
-          <Field name="password" label={t('field.password')} errors={errors} hint={t('hint.password')}>
-            <input id="f-password" name="password" type="password" autocomplete="new-password" required minLength={10} autofocus />
+          <Field name="password" label={t('field.password')} errors={errors} hint={t('hint.password', { limit: LIMITS.passwordMin })}>
+            <input id="f-password" name="password" type="password" autocomplete="new-password" required minLength={LIMITS.passwordMin} maxLength={LIMITS.password} autofocus />
           </Field>
           <button type="submit" class="btn primary">{t('invite.submit')}</button>
         </form>

@@ -6,6 +6,7 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import type { UserRow } from '../../server/users/queries.ts';
 import { can } from '../../server/http/security.ts';
+import { LIMITS } from '../../server/limits.ts';
 
 export interface CriterionFormValues { name?: string; kind?: string; target?: string; options?: string; scale_min?: string; scale_max?: string; guidelines?: string }
 
@@ -87,7 +88,7 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { 
                 <Field name="scale_min" label={t('field.scale_min')} errors={errors}>
                   <input id="f-scale_min" name="scale_min" type="number" value={values.scale_min ?? '1'} />
                 </Field>
-                <Field name="scale_max" label={t('field.scale_max')} errors={errors} hint={t('hint.scale')}>
+                <Field name="scale_max" label={t('field.scale_max')} errors={errors} hint={t('hint.scale', { limit: LIMITS.scaleSteps })}>
                   <input id="f-scale_max" name="scale_max" type="number" value={values.scale_max ?? '5'} />
                 </Field>
               </div>
