@@ -27,6 +27,10 @@ export const LIMITS = {
   /** Criteria of one dataset (also the `human.<criterion>` columns of one file). */
   criteria: 50,
   criterionName: 60,
+  /** The key of a custom metric. */
+  metricKey: 60,
+  /** The score columns typed into the import form (names separated by commas or lines). */
+  scoreColumnList: 2_000,
   /** Options of a categorical criterion. */
   options: 20,
   /** Each option's value and label. */

@@ -18,6 +18,7 @@ import type { PageContext } from '../../views/layout.tsx';
 import { DrawSampleForm, DrawSamplePage, EstimateSection, type DrawFormValues, type EstimateSectionModel, type ReturnTo, type ScopeRow,
   type SampleView } from '../../views/pages/estimate.tsx';
 import type { EstimateOverviewModel } from '../../views/pages/estimate-overview.tsx';
+import { LIMITS } from '../limits.ts';
 
 /** Systems shown side by side at most (each one is an estimate over its responses). */
 const MAX_SYSTEMS_SHOWN = 12;
@@ -32,7 +33,7 @@ const Back = z.object({
 });
 
 const SectionQuery = z.object({
-  system: z.string().max(500).catch(''),
+  system: z.string().max(LIMITS.system).catch(''),
   h: z.coerce.number().positive().max(1000).optional().catch(undefined),
   a: z.string().max(500).optional().catch(undefined),
   b: z.string().max(500).optional().catch(undefined),

@@ -27,7 +27,7 @@ const ImportForm = z.object({
   // Its length is checked by the import (server/limits.ts), which says so instead of dropping the name.
   run: z.string().trim().optional().catch(undefined),
   /** Further score columns, separated by commas or new lines. */
-  score_columns: z.string().max(2000).optional().catch(undefined),
+  score_columns: z.string().max(LIMITS.scoreColumnList).optional().catch(undefined),
 });
 const ExportQuery = z.object({
   format: z.enum(EXPORT_FORMATS).catch('spreadsheet-csv'),

@@ -36,7 +36,7 @@ const PromptForm = z.object({
 });
 
 const MetricForm = z.object({
-  key: z.string().trim().min(1, { error: 'err.required' }).max(60).refine((s) => /^[\p{L}\p{N}_-]+$/u.test(s), { error: 'err.criterion_name' }),
+  key: z.string().trim().min(1, { error: 'err.required' }).max(LIMITS.metricKey, { error: 'err.too_long' }).refine((s) => /^[\p{L}\p{N}_-]+$/u.test(s), { error: 'err.criterion_name' }),
   kind: z.enum(['custom', 'composite']),
   output: z.enum(['binary', 'categorical', 'scale_1_5', 'score_0_1']).default('score_0_1'),
   instruction: z.string().trim().max(LIMITS.promptInstruction).default(''),

@@ -10,6 +10,7 @@ import { ConnectionResult, JudgeSettingsPage } from '../../views/pages/judge-set
 import { endpointOf, JudgeSettingsError } from './settings.ts';
 import { redactUrl } from '../redact.ts';
 import { BUILTIN_METRICS } from './metrics/index.ts';
+import { LIMITS } from '../limits.ts';
 
 const num = (min: number, max: number) => z.coerce.number({ error: 'err.invalid' }).min(min, { error: 'err.invalid' }).max(max, { error: 'err.invalid' });
 
@@ -18,8 +19,8 @@ const SettingsForm = z.object({
   base_url: z.string().trim().min(1, { error: 'err.required' }).pipe(z.url({ protocol: /^https?$/, error: 'err.url' })),
   api_key: z.string().trim().max(500).default(''),
   clear_key: z.literal('1').optional(),
-  chat_model: z.string().trim().min(1, { error: 'err.required' }).max(200),
-  embedding_model: z.string().trim().max(200).default(''),
+  chat_model: z.string().trim().min(1, { error: 'err.required' }).max(LIMITS.system, { error: 'err.too_long' }),
+  embedding_model: z.string().trim().max(LIMITS.system, { error: 'err.too_long' }).default(''),
   temperature: num(0, 2),
   timeout_ms: num(1000, 600_000).pipe(z.number().int()),
   max_concurrency: num(1, 256).pipe(z.number().int()),

@@ -18,6 +18,7 @@ import type { HistoryPage, HistoryState } from './history.ts';
 import { choices } from '../criteria/values.ts';
 import { waitingFor } from '../datasets/waiting.ts';
 import type { Html } from '../../views/jsx-runtime.ts';
+import { LIMITS } from '../limits.ts';
 
 const RECENT = 5;
 const HISTORY_PAGE = 50;
@@ -31,7 +32,7 @@ const NO_ACCESS: LabellingAccess = { dataset: undefined, allowed: false };
 interface Shown { response: ResponseWithSample; progress: Progress }
 
 const HistoryQuery = z.object({
-  q: z.string().trim().max(200).catch(''),
+  q: z.string().trim().max(LIMITS.search).catch(''),
   state: z.enum(['draft', 'submitted']).or(z.literal('')).catch(''),
   value: z.string().max(220).regex(/^\d{1,15}:.{1,200}$/).or(z.literal('')).catch(''),
 });

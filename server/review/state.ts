@@ -3,14 +3,15 @@
 import { z } from 'zod';
 import type { Criterion } from '../criteria/queries.ts';
 import { PARTS, VERDICT_FILTERS, type QueuePart, type VerdictFilter } from './queue.ts';
+import { LIMITS } from '../limits.ts';
 
 export const DEFAULT_THRESHOLD = 0.5;
 
 const Query = z.object({
   criterion: z.coerce.number().int().positive().optional().catch(undefined),
   verdict: z.enum(VERDICT_FILTERS).catch('none'),
-  system: z.string().max(200).catch(''),
-  tag: z.string().max(200).catch(''),
+  system: z.string().max(LIMITS.system).catch(''),
+  tag: z.string().max(LIMITS.tag).catch(''),
   threshold: z.string().regex(/^(0|1|0?\.\d+|1\.0*)$/).transform(Number).catch(DEFAULT_THRESHOLD),
   part: z.enum(PARTS).catch('all'),
   page: z.coerce.number().int().min(1).max(1_000_000).catch(1),

@@ -26,7 +26,7 @@ const SampleForm = z.object({
 });
 const EditForm = SampleForm.extend({ version: z.coerce.number().int().min(1) });
 const StatusForm = z.object({
-  version: z.coerce.number().int().min(1), action: z.enum(['submit', 'approve', 'reopen']), comment: text(2000).default(''),
+  version: z.coerce.number().int().min(1), action: z.enum(['submit', 'approve', 'reopen']), comment: text(LIMITS.note).default(''),
   from: z.enum(['inbox']).optional().catch(undefined),
 });
 

@@ -67,8 +67,11 @@ export function displayWidth(text: string): number {
   return w;
 }
 
-/** A sheet name Excel accepts: at most 31 characters, none of : \\ / ? * [ ], not blank, no apostrophe at either end. */
+/** The characters of a sheet's name in Excel. */
+export const MAX_SHEET_NAME = 31;
+
+/** A sheet name Excel accepts: at most MAX_SHEET_NAME characters, none of : \\ / ? * [ ], not blank, no apostrophe at either end. */
 export function sheetName(text: string): string {
   const name = text.replace(/[:\\/?*[\]\u0000-\u001F]/g, '_').replace(/^'+|'+$/g, '').trim();
-  return [...name].slice(0, 31).join('') || 'Sheet1';
+  return [...name].slice(0, MAX_SHEET_NAME).join('') || 'Sheet1';
 }

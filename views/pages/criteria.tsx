@@ -61,7 +61,7 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { 
             <FormError errors={errors} />
             <div class="row">
               <Field name="name" label={t('field.criterion_name')} errors={errors} hint={t('hint.criterion_name')}>
-                <input id="f-name" name="name" required maxLength={60} value={values.name ?? ''} pattern="[A-Za-z0-9_\-]+" />
+                <input id="f-name" name="name" required maxLength={LIMITS.criterionName} value={values.name ?? ''} pattern="[A-Za-z0-9_\-]+" />
               </Field>
               <Field name="kind" label={t('field.kind')} errors={errors}>
                 <select id="f-kind" name="kind" data-kind-select>

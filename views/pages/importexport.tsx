@@ -6,6 +6,7 @@ import type { FieldErrors } from '../../server/http/forms.ts';
 import type { ImportSummary } from '../../server/importexport/import-service.ts';
 import type { UserRow } from '../../server/users/queries.ts';
 import { LIMITS } from '../../server/limits.ts';
+import { MAX_SHEET_NAME } from '../../server/xlsx/text.ts';
 
 export interface ImportOutcome {
   summary?: ImportSummary;
@@ -74,7 +75,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
               </select>
             </Field>
             <Field name="sheet" label={t('import.sheet')} errors={formErrors} hint={t('import.sheet_hint')}>
-              <input id="f-sheet" name="sheet" maxLength={31} aria-describedby="f-sheet-hint" />
+              <input id="f-sheet" name="sheet" maxLength={MAX_SHEET_NAME} aria-describedby="f-sheet-hint" />
             </Field>
           </div>
           <fieldset>
@@ -87,7 +88,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
               <input id="f-run" name="run" maxLength={LIMITS.runName} />
             </Field>
             <Field name="score_columns" label={t('ragas.import_score_columns')} errors={formErrors} hint={t('ragas.import_score_columns_hint')}>
-              <input id="f-score_columns" name="score_columns" maxLength={2000} placeholder="clarity, my_judge" />
+              <input id="f-score_columns" name="score_columns" maxLength={LIMITS.scoreColumnList} placeholder="clarity, my_judge" />
             </Field>
           </div>
           {ctx.user?.role === 'admin' && (

@@ -12,6 +12,7 @@ import type { T } from '../../server/i18n/index.ts';
 import { LabellingSheetLink } from './labelling-sheet.tsx';
 import type { Waiting } from '../../server/datasets/waiting.ts';
 import type { Children, Html } from '../jsx-runtime.ts';
+import { LIMITS } from '../../server/limits.ts';
 
 export interface WorkspaceItem {
   dataset: DatasetRow;
@@ -142,11 +143,11 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
             <div class="row">
               <div class="field">
                 <label for="f-rationale">{t('field.rationale')}</label>
-                <textarea id="f-rationale" name="rationale" rows={2} maxLength={8000}>{item.rationale}</textarea>
+                <textarea id="f-rationale" name="rationale" rows={2} maxLength={LIMITS.rationale}>{item.rationale}</textarea>
               </div>
               <div class="field">
                 <label for="f-corrected">{t('field.corrected_answer')}</label>
-                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={20000}>{item.correctedAnswer}</textarea>
+                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={LIMITS.correctedAnswer}>{item.correctedAnswer}</textarea>
               </div>
             </div>
           </form>

@@ -7,6 +7,7 @@ import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { PromptInUse } from '../../server/judge/types.ts';
 import type { PromptVersionRow } from '../../server/judge/prompt-store.ts';
 import { MetricSettingsForm, RagasExport, type MetricSettingsView, type RagasExportView } from './metrics-ragas.tsx';
+import { LIMITS } from '../../server/limits.ts';
 
 export interface MetricView {
   key: string;
@@ -63,7 +64,7 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors, draft 
                         <option value="en" selected={(d?.language ?? s.current.language) === 'en'}>{t('lang.en')}</option>
                       </select></div>
                     <div class="field"><label for={`n-${m.key}-${s.step}`}>{t('metrics.note')}</label>
-                      <input id={`n-${m.key}-${s.step}`} name="note" maxLength={500} value={d?.note ?? ''} /></div>
+                      <input id={`n-${m.key}-${s.step}`} name="note" maxLength={LIMITS.promptNote} value={d?.note ?? ''} /></div>
                   </div>
                   <button class="btn small primary" type="submit">{t('metrics.save_version')}</button>
                 </form>
@@ -88,7 +89,7 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors, draft 
             <FormError errors={errors} />
             <div class="row">
               <Field name="key" label={t('metrics.key')} errors={errors} hint={t('hint.criterion_name')}>
-                <input id="f-key" name="key" required maxLength={60} value={values.key ?? ''} />
+                <input id="f-key" name="key" required maxLength={LIMITS.metricKey} value={values.key ?? ''} />
               </Field>
               <Field name="kind" label={t('field.kind')} errors={errors}>
                 <select id="f-kind" name="kind">

@@ -10,6 +10,7 @@ import type { PromptInUse, PromptTemplate } from '../../server/judge/types.ts';
 import type { PromptComparison } from '../../server/calibration/compare.ts';
 import type { ContextCandidate } from '../../server/calibration/lab-context.ts';
 import { ContextCandidates } from './prompt-lab-context.tsx';
+import { LIMITS } from '../../server/limits.ts';
 
 export interface ExampleCandidate {
   response_id: number; question: string; answer: string; gold: string; rationale: string; corrected_answer: string;
@@ -83,7 +84,7 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
               <p class="hint mono">{t('examples.shape', { shape: s.example_shape })}</p>
               {errors?.examples && <p class="error" role="alert">{errors.examples}</p>}</div>
             <input type="hidden" name="language" value={s.draft.language} />
-            <div class="field"><label for="d-note">{t('metrics.note')}</label><input id="d-note" name="note" maxLength={500} /></div>
+            <div class="field"><label for="d-note">{t('metrics.note')}</label><input id="d-note" name="note" maxLength={LIMITS.promptNote} /></div>
             <button class="btn primary" type="submit">{t('lab.run_draft')}</button>
             <p class="hint">{t('lab.run_draft_hint')}</p>
           </section>

@@ -122,7 +122,7 @@ function ReviewPanel({ ctx, sample, reopened }: { ctx: PageContext; sample: Samp
           <input type="hidden" name="version" value={sample.version} />
           <input type="hidden" name="action" value="reopen" />
           <label for="f-reopen-comment">{t('fh.reopen_comment')}</label>
-          <textarea id="f-reopen-comment" name="comment" rows={2} maxLength={2000} placeholder={t('fh.reopen_placeholder')}></textarea>
+          <textarea id="f-reopen-comment" name="comment" rows={2} maxLength={LIMITS.note} placeholder={t('fh.reopen_placeholder')}></textarea>
           <button type="submit" class="btn small">{t('samples.reopen')}</button>
         </form>
       )}

@@ -3,6 +3,7 @@ import { Layout, type PageContext } from '../layout.tsx';
 import { Csrf, Field, FormError } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { TokenRow } from '../../server/api/tokens.ts';
+import { LIMITS } from '../../server/limits.ts';
 
 export function TokensPage({ ctx, tokens, created, origin, errors }: { ctx: PageContext; tokens: TokenRow[]; created?: string; origin?: string; errors?: FieldErrors }) {
   const { t } = ctx;
@@ -46,7 +47,7 @@ export function TokensPage({ ctx, tokens, created, origin, errors }: { ctx: Page
           <Csrf token={ctx.csrfToken} />
           <FormError errors={errors} />
           <Field name="name" label={t('field.name')} errors={errors} hint={t('tokens.name_hint')}>
-            <input id="f-name" name="name" required maxLength={80} />
+            <input id="f-name" name="name" required maxLength={LIMITS.tokenName} />
           </Field>
           <button class="btn primary" type="submit">{t('tokens.create')}</button>
         </form>
