@@ -1,6 +1,7 @@
 // Small shared pieces of form and list markup, so every form labels and reports errors the same way.
 import type { Children } from './jsx-runtime.ts';
 import type { FieldErrors } from '../server/http/forms.ts';
+import type { T } from '../server/i18n/index.ts';
 
 export function Csrf({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
@@ -39,4 +40,18 @@ export function StatusBadge({ status, label }: { status: string; label: string }
 
 export function Kbd({ children }: { children: Children }) {
   return <kbd>{children}</kbd>;
+}
+
+/**
+ * The previous and next links of a paged list (rel="prev"/"next"), with "page N of M" between them
+ * when the number of pages is known; `href` gives a page's address.
+ */
+export function Pager({ t, page, more, pages, href }: { t: T; page: number; more: boolean; pages?: number; href: (page: number) => string }) {
+  return (
+    <nav class="pager" aria-label={t('nav.pagination')}>
+      {page > 1 ? <a class="btn ghost small" rel="prev" href={href(page - 1)}>{t('action.prev')}</a> : <span />}
+      {pages !== undefined && <span class="sub">{t('samples.page', { page, pages })}</span>}
+      {more ? <a class="btn ghost small" rel="next" href={href(page + 1)}>{t('action.next')}</a> : <span />}
+    </nav>
+  );
 }

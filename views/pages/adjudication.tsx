@@ -1,6 +1,6 @@
 // One response with every expert's labels, the gold values, and the adjudication forms; the disagreement list.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf } from '../components.tsx';
+import { Csrf, Pager } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
@@ -144,10 +144,7 @@ export function DisagreementsPage({ ctx, dataset, rows, criteria, page, more }: 
           </tbody>
         </table>
       )}
-      <nav class="pager" aria-label={t('nav.pagination')}>
-        {page > 1 ? <a class="btn ghost small" href={`/datasets/${dataset.id}/disagreements?page=${page - 1}`}>{t('action.prev')}</a> : <span />}
-        {more ? <a class="btn ghost small" href={`/datasets/${dataset.id}/disagreements?page=${page + 1}`}>{t('action.next')}</a> : <span />}
-      </nav>
+      <Pager t={t} page={page} more={more} href={(p) => `/datasets/${dataset.id}/disagreements?page=${p}`} />
     </Layout>
   );
 }

@@ -1,6 +1,6 @@
 // A dataset's workspace: quick keyboard entry of samples, search and filters, the sample table.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, Kbd, StatusBadge } from '../components.tsx';
+import { Csrf, Field, FormError, Kbd, Pager, StatusBadge } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow, SampleStatus } from '../../server/samples/queries.ts';
@@ -79,11 +79,7 @@ export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; d
         </table>
       )}
       {pages > 1 && (
-        <nav class="pager" aria-label={t('nav.pagination')}>
-          {state.page > 1 ? <a class="btn ghost small" rel="prev" href={listUrl(dataset.id, state, state.page - 1)}>{t('action.prev')}</a> : <span />}
-          <span class="sub">{t('samples.page', { page: state.page, pages })}</span>
-          {state.page < pages ? <a class="btn ghost small" rel="next" href={listUrl(dataset.id, state, state.page + 1)}>{t('action.next')}</a> : <span />}
-        </nav>
+        <Pager t={t} page={state.page} pages={pages} more={state.page < pages} href={(p) => listUrl(dataset.id, state, p)} />
       )}
     </div>
   );

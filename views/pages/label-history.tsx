@@ -1,7 +1,7 @@
 // The labelling start page (what waits, the button that reserves the next item) and an expert's
 // labelling history in a dataset: filterable, newest first, each item one click (or B/N) away.
 import type { PageContext } from '../layout.tsx';
-import { Csrf, Kbd, StatusBadge } from '../components.tsx';
+import { Csrf, Kbd, Pager, StatusBadge } from '../components.tsx';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import { choices } from '../../server/criteria/values.ts';
@@ -127,11 +127,7 @@ export function HistoryList({ ctx, dataset, rows, total, page, pageSize, filter,
       <p class="sub">{t('fh.history_count', { n: total })}</p>
       {rows.length === 0 ? <p class="empty-row">{t('fh.history_none')}</p> : <HistoryTable ctx={ctx} rows={rows} />}
       {pages > 1 && (
-        <nav class="pager" aria-label={t('nav.pagination')}>
-          {page > 1 ? <a class="btn ghost small" rel="prev" href={link(page - 1)}>{t('action.prev')}</a> : <span />}
-          <span class="sub">{t('samples.page', { page, pages })}</span>
-          {page < pages ? <a class="btn ghost small" rel="next" href={link(page + 1)}>{t('action.next')}</a> : <span />}
-        </nav>
+        <Pager t={t} page={page} pages={pages} more={page < pages} href={link} />
       )}
     </div>
   );

@@ -2,6 +2,7 @@
 // context under review: the context with the judge's reason beside it, the experts' labels and rationales,
 // the response's other contexts, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
+import { Pager } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
@@ -98,10 +99,7 @@ export function ContextQueuePage({ ctx, dataset, run, criteria, state, rows, cou
               </tbody>
             </table>
           )}
-          <nav class="pager" aria-label={t('nav.pagination')}>
-            {state.page > 1 ? <a class="btn ghost small" href={`${base}?${contextStateQuery(state, { page: state.page - 1 }, true)}`}>{t('action.prev')}</a> : <span />}
-            {more ? <a class="btn ghost small" href={`${base}?${contextStateQuery(state, { page: state.page + 1 }, true)}`}>{t('action.next')}</a> : <span />}
-          </nav>
+          <Pager t={t} page={state.page} more={more} href={(page) => `${base}?${contextStateQuery(state, { page }, true)}`} />
         </>
       )}
     </Layout>

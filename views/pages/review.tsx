@@ -1,6 +1,7 @@
 // The audit queue (items where judge and gold disagree, worst first) and one item under review: the item,
 // the experts' labels and rationales, the judge's trace, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
+import { Pager } from '../components.tsx';
 import { VerdictForm } from './review-verdict-form.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -146,10 +147,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
               </tbody>
             </table>
           )}
-          <nav class="pager" aria-label={t('nav.pagination')}>
-            {state.page > 1 ? <a class="btn ghost small" href={`${base}?${stateQuery(state, { page: state.page - 1 }, true)}`}>{t('action.prev')}</a> : <span />}
-            {more ? <a class="btn ghost small" href={`${base}?${stateQuery(state, { page: state.page + 1 }, true)}`}>{t('action.next')}</a> : <span />}
-          </nav>
+          <Pager t={t} page={state.page} more={more} href={(page) => `${base}?${stateQuery(state, { page }, true)}`} />
         </>
       )}
     </Layout>

@@ -1,6 +1,6 @@
 // Scoring runs: the list and the form that starts one, a run's live progress and scores, and one score's trace.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError } from '../components.tsx';
+import { Csrf, Field, FormError, Pager } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import { LIMITS } from '../../server/limits.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -181,10 +181,7 @@ export function ScoresSection({ ctx, run, scores, page, more, status }: ScoresLi
           </tbody>
         </table>
       )}
-      <nav class="pager" aria-label={t('nav.pagination')}>
-        {page > 1 ? <a class="btn ghost small" href={q(page - 1)}>{t('action.prev')}</a> : <span />}
-        {more ? <a class="btn ghost small" href={q(page + 1)}>{t('action.next')}</a> : <span />}
-      </nav>
+      <Pager t={t} page={page} more={more} href={q} />
     </section>
   );
 }
