@@ -2,7 +2,7 @@
 // bytes every time (the XLSX's timestamps are the release's own), which the API's ETag promises.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { MAX_CELL_CHARS } from '../xlsx/text.ts';
+import { MAX_CELL_CHARS, MAX_ROWS } from '../xlsx/text.ts';
 import { numericValue } from '../criteria/values.ts';
 import { FORMAT_VERSION } from '../importexport/goldset-jsonl.ts';
 import {
@@ -107,18 +107,26 @@ export function* releaseGoldsetJsonl(svc: ReleaseService, release: ReleaseRow): 
 }
 
 export class ReleaseExportError extends Error {
-  constructor(readonly reason: 'no_responses' | 'cell_too_long', message: string) { super(message); }
+  constructor(readonly reason: 'no_responses' | 'cell_too_long' | 'too_many_rows', message: string) { super(message); }
 }
 
 /** Why a release cannot be exported this way, in the asker's language (the page, the API, the command line). */
 export function releaseExportRefusal(err: ReleaseExportError, release: ReleaseRow, t: T): string {
-  return err.reason === 'no_responses' ? t('release.no_responses_export') : t('release.cell_too_long', { chars: release.longest_text, limit: MAX_CELL_CHARS.toLocaleString('en') });
+  switch (err.reason) {
+    case 'no_responses': return t('release.no_responses_export');
+    case 'cell_too_long': return t('release.cell_too_long', { chars: release.longest_text, limit: MAX_CELL_CHARS.toLocaleString('en') });
+    case 'too_many_rows': return t('export.too_many_rows', { limit: (MAX_ROWS - 1).toLocaleString('en') });
+  }
 }
 
 /** Checks that a release can be exported this way, before a byte is sent. */
 export function checkReleaseExport(release: ReleaseRow, format: ExportFormat, responses: boolean): void {
   if (responses && !release.with_responses && format !== 'goldset-jsonl') {
     throw new ReleaseExportError('no_responses', `release ${release.tag} was made without responses`);
+  }
+  // A sheet's rows below its header: one record each.
+  if (format === 'xlsx' && (responses ? release.n_responses : release.n_samples) > MAX_ROWS - 1) {
+    throw new ReleaseExportError('too_many_rows', `release ${release.tag} has more records than a sheet has rows (${MAX_ROWS - 1})`);
   }
   if (format === 'xlsx' && release.longest_text > MAX_CELL_CHARS) {
     throw new ReleaseExportError('cell_too_long', `release ${release.tag} holds a text of ${release.longest_text} characters; a spreadsheet cell holds at most ${MAX_CELL_CHARS}`);

@@ -11,6 +11,7 @@ import { Client, loginAs, setupAdmin, startTestApp, type TestApp } from '../help
 import { cmdGate, cmdReport } from '../../server/calibration/cli.ts';
 import { cmdEstimate } from '../../server/estimate/cli.ts';
 import { Workbook } from '../../server/xlsx/read.ts';
+import { translator } from '../../server/i18n/index.ts';
 
 let app: TestApp;
 let admin: Client;
@@ -293,6 +294,18 @@ describe('fetching a release from CI', () => {
     const res = await apiGet(`/api/v1/datasets/${datasetId}/releases/samples-only/export?format=ragas-csv&responses=1`, await viewerToken());
     expect(res.status).toBe(422);
     expect(JSON.parse(res.body.toString('utf8')).error).toBe('no_responses');
+    // XLSX: more records than a sheet's rows below its header, or a text longer than a cell, before a byte is sent
+    // (a release never changes in the database, so the figures it keeps are given here as a bigger one would have them).
+    const { checkReleaseExport, releaseExportRefusal, ReleaseExportError } = await import('../../server/releases/export.ts');
+    const r = release('v1');
+    const refusal = (row: typeof r, responses: boolean) => {
+      try { checkReleaseExport(row, 'xlsx', responses); return null; } catch (err) { return err instanceof ReleaseExportError ? [err.reason, releaseExportRefusal(err, row, translator('zh'))] : err; }
+    };
+    expect(refusal({ ...r, n_samples: 1_048_575 }, false)).toBeNull();
+    expect(refusal({ ...r, n_samples: 1_048_576 }, false)).toEqual(['too_many_rows', translator('zh')('export.too_many_rows', { limit: '1,048,575' })]);
+    expect(refusal({ ...r, n_responses: 1_048_576 }, false)).toBeNull();
+    expect(refusal({ ...r, n_responses: 1_048_576 }, true)![0]).toBe('too_many_rows');
+    expect(refusal({ ...r, longest_text: 32_768 }, false)).toEqual(['cell_too_long', '该版本中有一段 32768 个字符的文本，而电子表格单元格最多容纳 32,767 个字符。请下载 Ragas JSONL 或 CSV 格式。']);
   });
 });
 
