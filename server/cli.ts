@@ -24,6 +24,7 @@ import { UserError } from './users/service.ts';
 import { ArchivedError } from './datasets/archived.ts';
 import { LIMITS } from './limits.ts';
 import { translator } from './i18n/index.ts';
+import { terminalJson, terminalSafe } from './io/terminal-safe.ts';
 import { namedDataset } from './datasets/named.ts';
 
 const USAGE = `usage: npm run goldset -- <command> [options]
@@ -84,7 +85,7 @@ class UsageError extends Error {}
 interface Out { json: boolean; print(text: string, data: Record<string, unknown>): void }
 
 function output(json: boolean): Out {
-  return { json, print: (text, data) => console.log(json ? JSON.stringify(data) : text) };
+  return { json, print: (text, data) => console.log(json ? terminalJson(data) : terminalSafe(text)) };
 }
 
 async function readStdin(): Promise<string> {
@@ -127,7 +128,7 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
     const t = translator(ctx.config.cliLocale);
     const more = result.totalErrors - messages.length;
     if (out.json) out.print('', { ok: false, dataset: dataset.name, dataset_created: created, errors: messages, total_errors: result.totalErrors });
-    else console.error(`${t('import.nothing_imported')}\n${messages.join('\n')}${more > 0 ? `\n${t('import.more_errors', { n: more })}` : ''}`);
+    else console.error(terminalSafe(`${t('import.nothing_imported')}\n${messages.join('\n')}${more > 0 ? `\n${t('import.more_errors', { n: more })}` : ''}`));
     return 1;
   }
   out.print(`imported ${result.rows} rows into "${dataset.name}": ${result.created} new samples, ${result.matched} matched existing` +
@@ -311,8 +312,9 @@ main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: u
   const json = process.argv.includes('--json');
   const known = err instanceof UsageError || err instanceof ArchivedError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof EstimateUsageError || err instanceof ReleaseUsageError || err instanceof SheetUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
-  if (json) console.log(JSON.stringify({ ok: false, error: message }));
-  else console.error(`goldset: ${message}`);
-  if (!known) console.error((err as Error)?.stack);
+  // What went wrong may quote the data (a name, a row): written for a terminal (io/terminal-safe.ts).
+  if (json) console.log(terminalJson({ ok: false, error: message }));
+  else console.error(terminalSafe(`goldset: ${message}`));
+  if (!known) console.error(terminalSafe(String((err as Error)?.stack)));
   process.exitCode = known ? 2 : 1;
 });

@@ -3,6 +3,7 @@
 // passes: fields named like secrets are dropped, and every string (paths, URLs, messages, stacks)
 // goes through redactText (invitation links, API tokens, keys, credentials in URLs).
 import { redactValue } from './redact.ts';
+import { terminalJson } from './io/terminal-safe.ts';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -25,7 +26,8 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
 export function createLogger(level: Level = 'info', write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
   const at = (lvl: Exclude<Level, 'silent'>) => (event: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ t: new Date().toISOString(), level: lvl, event, ...redact(fields) }));
+    // Read in terminals too: the data's control characters are escaped (io/terminal-safe.ts), the JSON value unchanged.
+    write(terminalJson({ t: new Date().toISOString(), level: lvl, event, ...redact(fields) }));
   };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -133,6 +133,18 @@ describe('goldset CLI', () => {
     expect(fs.readdirSync(dir).filter((f) => f.startsWith('out'))).toEqual([]);
   });
 
+  it('prints the data\'s control characters as \\uXXXX: a column name cannot send the terminal a command', () => {
+    // OSC 52 writes the clipboard, a bell ends it; U+202E shows the rest of the line reversed.
+    const evil = 'notes\u001b]52;c;cHduZWQ=\u0007\u202e';
+    const file = write('evil.csv', `question,ground_truth,"${evil}"\nQ?,A,x\n`);
+    const text = goldset(['import', file, '--dataset', 'HR']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('ignored columns: notes\\u001b]52;c;cHduZWQ=\\u0007\\u202e');
+    const json = goldset(['import', file, '--dataset', 'HR2', '--json']);
+    expect(JSON.parse(json.stdout).ignored_columns).toEqual([evil]); // the same value
+    for (const out of [text.stdout, text.stderr, json.stdout, json.stderr]) expect(out).not.toMatch(/[\u0007\u001b\u202e]/);
+  });
+
   it('refuses bad input with a clear message and exit code 2', () => {
     expect(goldset(['export', '--dataset', 'Nope', '--format', 'ragas-jsonl', '--out', path.join(dir, 'x')]).stderr).toContain('no dataset named "Nope"');
     const bad = goldset(['export', '--dataset', 'Nope', '--format', 'xml', '--out', 'x', '--json']);

@@ -298,8 +298,11 @@ describe('fetching a release from CI', () => {
     // (a release never changes in the database, so the figures it keeps are given here as a bigger one would have them).
     const { checkReleaseExport, releaseExportRefusal, ReleaseExportError } = await import('../../server/releases/export.ts');
     const r = release('v1');
-    const refusal = (row: typeof r, responses: boolean) => {
-      try { checkReleaseExport(row, 'xlsx', responses); return null; } catch (err) { return err instanceof ReleaseExportError ? [err.reason, releaseExportRefusal(err, row, translator('zh'))] : err; }
+    const refusal = (row: typeof r, responses: boolean): [string, string] | null => {
+      try { checkReleaseExport(row, 'xlsx', responses); return null; } catch (err) {
+        if (!(err instanceof ReleaseExportError)) throw err;
+        return [err.reason, releaseExportRefusal(err, row, translator('zh'))];
+      }
     };
     expect(refusal({ ...r, n_samples: 1_048_575 }, false)).toBeNull();
     expect(refusal({ ...r, n_samples: 1_048_576 }, false)).toEqual(['too_many_rows', translator('zh')('export.too_many_rows', { limit: '1,048,575' })]);
