@@ -22,9 +22,10 @@ import { DECLARED_TYPES, type DeclaredType } from './importexport/import-labels.
 import { importRefusal } from './importexport/messages.ts';
 import { UserError } from './users/service.ts';
 import { ArchivedError } from './datasets/archived.ts';
-import { LIMITS } from './limits.ts';
+import { checkName, LIMITS, nameMessage } from './limits.ts';
 import { translator } from './i18n/index.ts';
 import { terminalJson, terminalSafe } from './io/terminal-safe.ts';
+import { DatasetError } from './datasets/service.ts';
 import { namedDataset } from './datasets/named.ts';
 
 const USAGE = `usage: npm run goldset -- <command> [options]
@@ -110,12 +111,18 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   }
   const sheet = await importLabellingSheet(ctx, file, o, out);
   if (sheet !== null) return sheet;
-  const name = need(o.dataset as string | undefined, '--dataset NAME');
+  const name = need((o.dataset as string | undefined)?.trim(), '--dataset NAME');
   const language = (o.language as string | undefined) ?? 'en';
   if (language !== 'zh' && language !== 'en') throw new UsageError('--language must be zh or en');
   const format = (o.format as ImportFormat | undefined) ?? detectFormat(file);
   if (!format || !['csv', 'jsonl', 'json', 'xlsx'].includes(format)) throw new UsageError('cannot tell the format: use --format csv|jsonl|json|xlsx');
-  const { dataset, created } = ctx.datasets.ensure(null, name, language);
+  let ensured;
+  try { ensured = ctx.datasets.ensure(null, name, language); } catch (err) {
+    // A new dataset's name is held to the New dataset form's rules, in its words.
+    if (err instanceof DatasetError) throw new UsageError(`--dataset: ${translator(ctx.config.cliLocale)(err.key, err.params)}`);
+    throw err;
+  }
+  const { dataset, created } = ensured;
   const annotatorId = o.annotator ? annotatorFor(ctx, String(o.annotator)) : undefined;
   const scoreColumns = ([o['score-column'] ?? []].flat() as string[]).map((c) => c.trim()).filter((c) => c !== '');
   const result = await ctx.imports.importFile(null, dataset.id, file, {
@@ -175,7 +182,7 @@ function criterionTypes(values: unknown): Record<string, DeclaredType> {
 }
 
 async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
-  const name = need(o.dataset as string | undefined, '--dataset NAME');
+  const name = need((o.dataset as string | undefined)?.trim(), '--dataset NAME');
   const format = need(o.format as string | undefined, '--format') as ExportFormat;
   if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
   const file = need(o.out as string | undefined, '--out FILE');
@@ -237,7 +244,8 @@ async function cmdUser(ctx: AppContext, positionals: string[], o: Opts, out: Out
   if (password.length > LIMITS.password) throw new UsageError(t('err.too_long_limit', { limit: LIMITS.password }));
   try {
     const name = (o.name as string | undefined) ?? '';
-    if (name.length > LIMITS.userName) throw new UsageError(`--name has ${name.length} characters; the limit is ${LIMITS.userName}`);
+    const nameProblem = checkName(name, LIMITS.userName);
+    if (nameProblem) { const { key, params } = nameMessage(nameProblem); throw new UsageError(`--name: ${t(key, params)}`); }
     const user = await ctx.users.createUser(null, { email, name, role, password });
     out.print(`created ${role} ${user.email}`, { ok: true, id: user.id, email: user.email, role });
     return 0;

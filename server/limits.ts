@@ -93,6 +93,28 @@ export function checkText(value: string, limit: number, item: number | null = nu
   return null;
 }
 
+// Characters no name may hold: control characters (C0, DEL, C1) and the bidirectional controls,
+// which reorder how the text around a name is shown (on a page, in a terminal: io/terminal-safe.ts).
+const NAME_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** What is wrong with a name: as with any text, or a control or text-direction character. */
+export type NameProblem = LimitProblem | { code: 'control_character' };
+
+/** A name (of a dataset, its domain, a criterion, a run): one line of characters that show as themselves. */
+export function checkName(value: string, limit: number): NameProblem | null {
+  if (NAME_UNSAFE.test(value)) return { code: 'control_character' };
+  return checkText(value, limit);
+}
+
+/** The message of a name's problem (err.*), for the field it is about. */
+export function nameMessage(p: NameProblem): { key: 'err.limit_too_long' | 'err.nul_character' | 'err.name_control'; params: Record<string, number> } {
+  switch (p.code) {
+    case 'too_long': return { key: 'err.limit_too_long', params: { limit: p.limit, length: p.length } };
+    case 'control_character': return { key: 'err.name_control', params: {} };
+    default: return { key: 'err.nul_character', params: {} };
+  }
+}
+
 /** A list of texts: at most `maxItems`, each at most `maxEach` characters. */
 export function checkList(values: readonly string[], maxItems: number, maxEach: number): LimitProblem | null {
   if (values.length > maxItems) return { code: 'too_many', limit: maxItems, count: values.length };
@@ -104,12 +126,13 @@ export function checkList(values: readonly string[], maxItems: number, maxEach: 
 }
 
 /** English text of a problem, for logs, the CLI and the API; the app translates from the fields. */
-export function describeLimit(field: string, p: LimitProblem): string {
+export function describeLimit(field: string, p: NameProblem): string {
   const item = 'item' in p && p.item !== null ? ` (item ${p.item})` : '';
   switch (p.code) {
     case 'too_long': return `${field}${item} has ${p.length} characters; the limit is ${p.limit}`;
     case 'too_many': return `${field} has ${p.count} items; the limit is ${p.limit}`;
     case 'nul_character': return `${field}${item} contains a NUL character, which goldset does not store`;
+    case 'control_character': return `${field} contains a control or text-direction character, which no name may hold`;
   }
 }
 

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, text } from '../http/forms.ts';
+import { nameText, parseForm } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireUser } from '../http/security.ts';
@@ -11,7 +11,7 @@ import type { TokenService } from './tokens.ts';
 import { TokensPage } from '../../views/pages/tokens.tsx';
 import { LIMITS } from '../limits.ts';
 
-const TokenForm = z.object({ name: text(LIMITS.tokenName, 1) });
+const TokenForm = z.object({ name: nameText(LIMITS.tokenName, 1) });
 
 export function tokenRoutes(app: AppContext, tokens: TokenService): Router {
   const r = Router();

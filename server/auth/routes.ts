@@ -2,7 +2,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, text } from '../http/forms.ts';
+import { nameText, parseForm } from '../http/forms.ts';
 import { sendDocument } from '../http/render.ts';
 import { pageContext } from '../http/page.ts';
 import { isLocale } from '../i18n/index.ts';
@@ -14,7 +14,7 @@ import { LIMITS } from '../limits.ts';
 const email = z.string({ error: 'err.required' }).trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' }));
 const newPassword = z.string({ error: 'err.required' }).min(LIMITS.passwordMin, { error: 'err.password_short' }).max(LIMITS.password, { error: 'err.too_long' });
 
-const SetupForm = z.object({ email, name: text(LIMITS.userName), password: newPassword });
+const SetupForm = z.object({ email, name: nameText(LIMITS.userName), password: newPassword });
 const LoginForm = z.object({ email, password: z.string().min(1, { error: 'err.required' }).max(LIMITS.password), next: z.string().optional() });
 const InviteForm = z.object({ password: newPassword });
 

@@ -4,7 +4,7 @@ import type { AuditQueries } from '../audit/queries.ts';
 import type { Locale, MessageKey } from '../i18n/index.ts';
 import { criterionQueries, type Criterion } from './queries.ts';
 import { binaryOptionsIn, type CriterionKind, type CriterionOption, type CriterionTarget } from './values.ts';
-import { LIMITS } from '../limits.ts';
+import { checkName, LIMITS, nameMessage } from '../limits.ts';
 import { writableGuard } from '../datasets/archived.ts';
 
 export class CriterionError extends Error {
@@ -27,7 +27,9 @@ export interface CriterionInput {
 }
 
 function validate(input: CriterionInput): CriterionInput {
-  if (input.name.length > LIMITS.criterionName) throw new CriterionError('err.limit_too_long', 'name', { limit: LIMITS.criterionName, length: input.name.length });
+  // The form also holds a name to letters, digits, _ and -; a file's human.<criterion> column may name it otherwise, but never with a control character.
+  const name = checkName(input.name, LIMITS.criterionName);
+  if (name) { const { key, params } = nameMessage(name); throw new CriterionError(key, 'name', params); }
   if (input.guidelines.length > LIMITS.guidelines) throw new CriterionError('err.limit_too_long', 'guidelines', { limit: LIMITS.guidelines, length: input.guidelines.length });
   if (input.options.length > LIMITS.options) throw new CriterionError('err.limit_options', 'options', { limit: LIMITS.options, count: input.options.length });
   const long = input.options.find((o) => o.value.length > LIMITS.optionText || o.label.length > LIMITS.optionText);

@@ -2,7 +2,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, text } from '../http/forms.ts';
+import { nameText, parseForm, text } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -18,10 +18,10 @@ import { estimateOverview } from '../estimate/routes.ts';
 import { EstimateOverview } from '../../views/pages/estimate-overview.tsx';
 
 export const DatasetForm = z.object({
-  name: text(LIMITS.datasetName, 1),
+  name: nameText(LIMITS.datasetName, 1),
   description: text(LIMITS.description),
   language: z.enum(['zh', 'en'], { error: 'err.invalid' }),
-  domain: text(LIMITS.domain),
+  domain: nameText(LIMITS.domain),
 });
 const SettingsForm = DatasetForm.extend({ archived: z.literal('1').optional(), version: z.coerce.number({ error: 'err.bad_request' }).int().min(1) });
 
@@ -90,7 +90,7 @@ export function datasetRoutes(app: AppContext): Router {
       const d = datasets.create(req.user!.id, form.data);
       redirectAfterPost(req, res, `/datasets/${d.id}`);
     } catch (err) {
-      if (err instanceof DatasetError) return rerender({ [err.field]: req.t(err.key) });
+      if (err instanceof DatasetError) return rerender({ [err.field]: req.t(err.key, err.params) });
       throw err;
     }
   });
@@ -139,7 +139,7 @@ export function datasetRoutes(app: AppContext): Router {
         // What this person typed stays in the form, against the current version: saving again is a conscious overwrite.
         return rerender({ _form: req.t('err.dataset_conflict', { name: err.current.name }) }, 409);
       }
-      if (err instanceof DatasetError) return rerender({ [err.field]: req.t(err.key) });
+      if (err instanceof DatasetError) return rerender({ [err.field]: req.t(err.key, err.params) });
       throw err;
     }
   });

@@ -5,9 +5,10 @@ import type { AuditQueries } from '../audit/queries.ts';
 import type { MessageKey } from '../i18n/index.ts';
 import { datasetQueries, type DatasetRow } from './queries.ts';
 import { ArchivedError } from './archived.ts';
+import { checkName, checkText, LIMITS, nameMessage, type NameProblem } from '../limits.ts';
 
 export class DatasetError extends Error {
-  constructor(readonly key: MessageKey, readonly field = '_form') { super(key); }
+  constructor(readonly key: MessageKey, readonly field = '_form', readonly params: Record<string, string | number> = {}) { super(key); }
 }
 
 /** Someone changed the dataset's settings or assignment since the form was read; `current` is the dataset now. */
@@ -20,6 +21,25 @@ export interface DatasetInput {
   description: string;
   language: 'zh' | 'en';
   domain: string;
+}
+
+/** What is wrong with a dataset's name, domain or description, or null: the same rules for the form, the command line and a restore. */
+export function datasetInputProblem(input: Pick<DatasetInput, 'name' | 'description' | 'domain'>): { field: 'name' | 'domain' | 'description'; problem: NameProblem } | null {
+  const name = checkName(input.name, LIMITS.datasetName);
+  if (name) return { field: 'name', problem: name };
+  const domain = checkName(input.domain, LIMITS.domain);
+  if (domain) return { field: 'domain', problem: domain };
+  const description = checkText(input.description, LIMITS.description);
+  return description && { field: 'description', problem: description };
+}
+
+/** Refuses a dataset input as the form shows it: the field and its message. */
+function validate(input: DatasetInput): void {
+  if (input.name.trim() === '') throw new DatasetError('err.required', 'name');
+  const found = datasetInputProblem(input);
+  if (!found) return;
+  const { key, params } = nameMessage(found.problem);
+  throw new DatasetError(key, found.field, params);
 }
 
 function snapshot(d: DatasetRow) {
@@ -35,6 +55,7 @@ export function datasetService(db: DB, audit: AuditQueries) {
     list: (includeArchived = false) => q.list(includeArchived),
 
     create(actorId: number | null, input: DatasetInput): DatasetRow {
+      validate(input);
       return db.transaction(() => {
         if (q.byName(input.name)) throw new DatasetError('err.dataset_name_taken', 'name');
         // The seed fixes the calibration/held-out split for the life of the dataset.
@@ -50,6 +71,7 @@ export function datasetService(db: DB, audit: AuditQueries) {
      * `expectedVersion` is the version the form was read at: another change since then is a conflict.
      */
     update(actorId: number, id: number, expectedVersion: number, input: DatasetInput & { archived: boolean }): DatasetRow {
+      validate(input);
       return db.transaction(() => {
         const before = q.byId(id);
         if (!before) throw new DatasetError('err.not_found');

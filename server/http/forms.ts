@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { MessageKey, T } from '../i18n/index.ts';
 import { en } from '../i18n/en.ts';
-import { checkList } from '../limits.ts';
+import { checkList, checkName } from '../limits.ts';
 
 export type FieldErrors = Record<string, string>;
 
@@ -40,6 +40,15 @@ export function text(max: number, min = 0) {
     .min(min, { error: 'err.required' })
     .max(max, { error: 'err.too_long' })
     .refine((s) => !s.includes('\u0000'), { error: 'err.nul_character' });
+  return min > 0 ? field : field.default('');
+}
+
+/** A name field (of a dataset, a person, a token): a text field whose characters all show as themselves (limits.ts checkName). */
+export function nameText(max: number, min = 0) {
+  const field = z.string({ error: 'err.required' }).trim()
+    .min(min, { error: 'err.required' })
+    .max(max, { error: 'err.too_long' })
+    .refine((s) => checkName(s, max)?.code !== 'control_character', { error: 'err.name_control' });
   return min > 0 ? field : field.default('');
 }
 

@@ -9,6 +9,7 @@ import type { AuditQueries } from '../audit/queries.ts';
 import { questionKey } from '../samples/queries.ts';
 import { responseHash } from '../responses/queries.ts';
 import { checkList, checkText, describeLimit, jsonTooDeep, LIMITS } from '../limits.ts';
+import { datasetInputProblem } from '../datasets/service.ts';
 
 export const FORMAT_VERSION = 1;
 
@@ -155,8 +156,14 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
   const header = first.done ? undefined : parseRecord(first.value.text, first.value.line);
   if (!header || header.type !== 'goldset') throw new GoldsetFormatError(1, 'not a goldset JSONL file (the first record must have "type": "goldset")');
   if (header.version !== FORMAT_VERSION) throw new GoldsetFormatError(1, `unsupported format version ${String(header.version)}`);
-  const d = header.dataset as Rec;
-  const name = opts.name ?? String(d.name);
+  const d = (header.dataset ?? {}) as Rec;
+  const name = opts.name ?? (typeof d.name === 'string' ? d.name : '');
+  // The dataset's own fields, held to the rules of the New dataset form (datasets/service.ts).
+  const fields = { name, description: typeof d.description === 'string' ? d.description : '', domain: typeof d.domain === 'string' ? d.domain : '' };
+  if (name.trim() === '') throw new GoldsetFormatError(1, 'the dataset has no name');
+  const problem = datasetInputProblem(fields);
+  if (problem) throw new GoldsetFormatError(1, describeLimit(`dataset ${problem.field}`, problem.problem));
+  if (d.language !== 'zh' && d.language !== 'en') throw new GoldsetFormatError(1, `the dataset's language must be "zh" or "en", not ${JSON.stringify(d.language)}`);
   const findUser = db.prepare<[string], { id: number }>('SELECT id FROM user WHERE email = ?');
   const inviteUser = db.prepare("INSERT INTO user (email, role) VALUES (?, 'expert')");
 
@@ -169,7 +176,7 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
       return Number(inviteUser.run(email).lastInsertRowid);
     };
     const datasetId = Number(db.prepare(`INSERT INTO dataset (name, description, language, domain, overlap, holdout_seed, created_by)
-      VALUES (?, ?, ?, ?, ?, ?, ?)`).run(name, d.description ?? '', d.language, d.domain ?? '', d.overlap ?? 1, d.holdout_seed, opts.actorId).lastInsertRowid);
+      VALUES (?, ?, ?, ?, ?, ?, ?)`).run(name, fields.description, d.language, fields.domain, d.overlap ?? 1, d.holdout_seed, opts.actorId).lastInsertRowid);
     const criteria = new Map<string, number>();
     const samples = new Map<string, number>();
     const responses = new Map<string, number>();

@@ -17,7 +17,7 @@ import { CriterionImportAbort, LabelImportAbort, resolveCriteria, writeLabels, t
 import { ScoreImportAbort, writeScoreRuns, type ImportedRun } from './import-scores.ts';
 import { readerThread, type QuestionRow, type ReadSummary } from './reader-thread.ts';
 import { writableGuard } from '../datasets/archived.ts';
-import { LIMITS } from '../limits.ts';
+import { checkName, LIMITS } from '../limits.ts';
 
 export interface ImportSummary {
   ok: true;
@@ -55,7 +55,8 @@ export interface ImportFailure {
   /** The file has expert labels but nobody was named as their author. */
   needsAnnotator?: boolean;
   /** Why the file's judge scores could not be imported (a message key of server/i18n with its params). */
-  scoreError?: { key: 'import.score_run_goldset'; params: { run: string; metric: string } } | { key: 'import.run_name_too_long'; params: { length: number; limit: number } };
+  scoreError?: { key: 'import.score_run_goldset'; params: { run: string; metric: string } } | { key: 'import.run_name_too_long'; params: { length: number; limit: number } }
+    | { key: 'err.run_name_unsafe'; params: Record<string, never> };
   /** Rows without a system, with the same content but different scores or labels: which is whose cannot be told (file lines, per content). */
   ambiguousRows?: number[][];
   /** Score columns asked for that the file does not have. */
@@ -260,8 +261,11 @@ export function importService(db: DB, audit: AuditQueries,
     async importFile(actorId: number | null, datasetId: number, file: string, options: ImportOptions = {}): Promise<ImportResult> {
       if (!deps.datasets.get(datasetId)) throw new Error(`no dataset ${datasetId}`);
       writable(datasetId);
-      if (options.runName !== undefined && options.runName.length > LIMITS.runName) {
-        return { ok: false, errors: [], totalErrors: 1, rows: 0, scoreError: { key: 'import.run_name_too_long', params: { length: options.runName.length, limit: LIMITS.runName } } };
+      // The run name as the Runs page holds it (judge/runner.ts): at most LIMITS.runName characters, none of them a control character.
+      const runNameProblem = options.runName === undefined ? null : checkName(options.runName, LIMITS.runName);
+      if (runNameProblem) {
+        return { ok: false, errors: [], totalErrors: 1, rows: 0, scoreError: runNameProblem.code === 'too_long'
+          ? { key: 'import.run_name_too_long', params: { length: runNameProblem.length, limit: LIMITS.runName } } : { key: 'err.run_name_unsafe', params: {} } };
       }
       await reader.ready();
       const w = importWriter(db, crypto.randomUUID());

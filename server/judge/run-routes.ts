@@ -3,7 +3,7 @@ import { unchangedByLabels } from '../db/derived-cache.ts';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm } from '../http/forms.ts';
+import { nameText, parseForm } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument, sendHtml, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -19,7 +19,7 @@ import { releaseSelection } from '../releases/runs.ts';
 
 const RunForm = z.object({
   metric: z.string().min(1, { error: 'err.required' }),
-  name: z.string().trim().max(LIMITS.runName, { error: 'err.too_long' }).default(''),
+  name: nameText(LIMITS.runName),
   system: z.string().max(LIMITS.system).default(''),
   prompt_version: z.string().trim().default('').transform((s) => (s === '' ? undefined : Number(s))).pipe(z.number({ error: 'err.invalid' }).int({ error: 'err.invalid' }).min(0, { error: 'err.invalid' }).optional()),
   release: z.string().trim().max(80).default(''),
@@ -93,7 +93,7 @@ export function runRoutes(app: AppContext): Router {
       res.redirect(303, `/runs/${run.id}`);
     } catch (err) {
       if (err instanceof RunError) {
-        const field = err.code === 'name_taken' ? 'name' : err.code === 'bad_prompt_version' ? 'prompt_version' : '_form';
+        const field = err.code.startsWith('name_') ? 'name' : err.code === 'bad_prompt_version' ? 'prompt_version' : '_form';
         return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: { [field]: req.t(err.key, err.params) } }), 422);
       }
       throw err;

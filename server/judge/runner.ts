@@ -13,11 +13,11 @@ import type { Language, MetricDefinition, PromptInUse, ScoreResult, ScoringItem 
 import { runQueries, type RunRow, type Selection } from './run-queries.ts';
 import { writableGuard } from '../datasets/archived.ts';
 import { boundTrace } from './stored-trace.ts';
-import { LIMITS, sqlListOverLimit } from '../limits.ts';
+import { checkName, LIMITS, sqlListOverLimit } from '../limits.ts';
 import { translator, type Params } from '../i18n/index.ts';
 import type { ReleaseService, ReleaseRow } from '../releases/service.ts';
 
-type RunErrorCode = 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'no_items' | 'bad_prompt_version' | 'bad_setting';
+type RunErrorCode = 'unknown_metric' | 'no_judge' | 'name_taken' | 'name_too_long' | 'name_unsafe' | 'no_items' | 'bad_prompt_version' | 'bad_setting';
 
 /** Why a run cannot be created: `key` and `params` word it in the user's language (its message is the English, with `detail` for the log). */
 export class RunError extends Error {
@@ -151,7 +151,8 @@ export function runManager(db: DB, log: Logger, audit: AuditQueries,
       if (!metric) throw new RunError('unknown_metric', {}, input.metricKey);
       const judge = deps.settings.effective();
       if (metric.kind === 'llm' && !judge) throw new RunError('no_judge');
-      if (input.name.length > LIMITS.runName) throw new RunError('name_too_long', { limit: LIMITS.runName });
+      const nameProblem = checkName(input.name, LIMITS.runName);
+      if (nameProblem) throw nameProblem.code === 'too_long' ? new RunError('name_too_long', { limit: LIMITS.runName }) : new RunError('name_unsafe');
       if (runs.byName(datasetId, input.name, metric.key)) throw new RunError('name_taken', {}, `${input.name}, ${metric.key}`);
       const language = (languageOf.get(datasetId) as Language | undefined) ?? 'en';
       let used: Record<string, PromptInUse>;

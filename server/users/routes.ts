@@ -2,7 +2,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, text } from '../http/forms.ts';
+import { nameText, parseForm } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
@@ -14,7 +14,7 @@ import { LIMITS } from '../limits.ts';
 const role = z.enum(['admin', 'expert', 'viewer'], { error: 'err.invalid' });
 const InviteForm = z.object({
   email: z.string().trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' })),
-  name: text(LIMITS.userName),
+  name: nameText(LIMITS.userName),
   role,
 });
 const UpdateForm = z.object({ role, disabled: z.literal('1').optional() });

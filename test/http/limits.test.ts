@@ -81,8 +81,12 @@ async function xlsxOf(rows: Record<string, unknown>[]): Promise<Buffer> {
 
 /** Asynchronous on purpose: the app under test lives in this process and must keep serving. */
 function cli(file: string): Promise<{ code: number | null; out: string }> {
+  return goldset(['import', file, '--dataset', 'Limits', '--annotator', ADMIN.email]);
+}
+
+function goldset(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'import', file, '--dataset', 'Limits', '--annotator', ADMIN.email], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
       cwd: path.resolve(import.meta.dirname, '../..'), env: { ...process.env, GOLDSET_DB: app.ctx.config.dbFile },
     });
     let out = '';
@@ -232,6 +236,48 @@ describe('input limits through every entry point', () => {
     expect(cats.status).toBe(422);
     expect(cats.text).toContain(`human.kind: A criterion can have at most ${LIMITS.options} options (${LIMITS.options + 1} given).`);
     expect(app.ctx.db.prepare('SELECT count(*) FROM sample WHERE dataset_id = ?').pluck().get(third)).toBe(0);
+  });
+
+  it('refuses a name holding a control or text-direction character, and a dataset name over its limit, from every entry point', async () => {
+    const datasets = () => app.ctx.db.prepare('SELECT count(*) FROM dataset').pluck().get();
+    const before = datasets();
+    // The New dataset form: escape sequences and a right-to-left override, each beside its field.
+    await admin.get('/datasets');
+    const form = await admin.post('/datasets', { name: 'HR\u001b[2J', domain: 'support\u202e', description: '', language: 'en' });
+    expect(form.status).toBe(422);
+    expect(form.text).toContain('<p class="error" id="f-name-error" role="alert">A name cannot hold control characters');
+    expect(form.text).toContain('<p class="error" id="f-domain-error" role="alert">A name cannot hold control characters');
+    // The command line's import into a new dataset: the same rules, the length limit included.
+    const file = path.join(app.dir, 'names.jsonl');
+    fs.writeFileSync(file, JSON.stringify({ question: 'q', response: 'a' }));
+    const escaped = await goldset(['import', file, '--dataset', 'HR\u001b]0;x\u0007']);
+    expect(escaped.code).toBe(2);
+    expect(escaped.out).toContain('--dataset: A name cannot hold control characters');
+    const tooLong = await goldset(['import', file, '--dataset', 'n'.repeat(LIMITS.datasetName + 1)]);
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.out).toContain(`--dataset: This is too long: ${LIMITS.datasetName + 1} characters, at most ${LIMITS.datasetName}.`);
+    // A goldset JSONL restore naming its dataset so.
+    const restore = path.join(app.dir, 'restore.jsonl');
+    fs.writeFileSync(restore, JSON.stringify({ type: 'goldset', version: 1, dataset: { name: 'R\u202eTL', language: 'en', description: '', domain: '' } }));
+    const restored = await goldset(['import', restore]);
+    expect(restored.code).toBe(2);
+    expect(restored.out).toContain('dataset name contains a control or text-direction character');
+    expect(datasets()).toBe(before);
+    // A file's human.<criterion> column, and an import's run name.
+    const stored = counts();
+    await admin.get(`/datasets/${ds}/import`);
+    const label = await admin.upload(`/datasets/${ds}/import`, 'label.jsonl', JSON.stringify({ question: 'q', response: 'a', 'human.ok\u001b[8m': 'yes' }));
+    expect(label.status).toBe(422);
+    expect(label.text).toContain('A name cannot hold control characters');
+    const run = await admin.upload(`/datasets/${ds}/import`, 'run.csv', 'question,response,faithfulness\nq,a,0.5\n', { run: 'nightly\u001b[2J' });
+    expect(run.status).toBe(422);
+    expect(run.text).toContain('A run name cannot hold control characters');
+    expect(counts()).toEqual(stored);
+    // The Runs page's run name.
+    await admin.get(`/datasets/${ds}/runs`);
+    const runForm = await admin.post(`/datasets/${ds}/runs`, { metric: 'exact_match', name: 'nightly\u202e' });
+    expect(runForm.status).toBe(422);
+    expect(runForm.text).toContain('A name cannot hold control characters');
   });
 
   it('the forms that name a run let a name as long as the limit be typed, and no longer (the runs page, the import page)', async () => {
