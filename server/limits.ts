@@ -98,12 +98,22 @@ export function checkText(value: string, limit: number, item: number | null = nu
 const NAME_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /** What is wrong with a name: as with any text, or a control or text-direction character. */
-export type NameProblem = LimitProblem | { code: 'control_character' };
+export type NameProblem = LimitProblem | { code: 'control_character'; item: number | null };
 
-/** A name (of a dataset, its domain, a criterion, a run): one line of characters that show as themselves. */
-export function checkName(value: string, limit: number): NameProblem | null {
-  if (NAME_UNSAFE.test(value)) return { code: 'control_character' };
-  return checkText(value, limit);
+/** A name (of a dataset, its domain, a criterion, a run, a system, a tag): one line of characters that show as themselves. */
+export function checkName(value: string, limit: number, item: number | null = null): NameProblem | null {
+  if (value.length <= limit && NAME_UNSAFE.test(value)) return { code: 'control_character', item };
+  return checkText(value, limit, item);
+}
+
+/** A list of names (a sample's tags): at most `maxItems`, each a name of at most `maxEach` characters. */
+export function checkNames(values: readonly string[], maxItems: number, maxEach: number): NameProblem | null {
+  if (values.length > maxItems) return { code: 'too_many', limit: maxItems, count: values.length };
+  for (let i = 0; i < values.length; i++) {
+    const problem = checkName(values[i]!, maxEach, i + 1);
+    if (problem) return problem;
+  }
+  return null;
 }
 
 /** The message of a name's problem (err.*), for the field it is about. */
@@ -132,7 +142,7 @@ export function describeLimit(field: string, p: NameProblem): string {
     case 'too_long': return `${field}${item} has ${p.length} characters; the limit is ${p.limit}`;
     case 'too_many': return `${field} has ${p.count} items; the limit is ${p.limit}`;
     case 'nul_character': return `${field}${item} contains a NUL character, which goldset does not store`;
-    case 'control_character': return `${field} contains a control or text-direction character, which no name may hold`;
+    case 'control_character': return `${field}${item} contains a control or text-direction character, which no name may hold`;
   }
 }
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { MessageKey, T } from '../i18n/index.ts';
 import { en } from '../i18n/en.ts';
-import { checkList, checkName } from '../limits.ts';
+import { checkList, checkName, checkNames } from '../limits.ts';
 
 export type FieldErrors = Record<string, string>;
 
@@ -52,12 +52,16 @@ export function nameText(max: number, min = 0) {
   return min > 0 ? field : field.default('');
 }
 
-/** A list field (one item per block or per tag): at most `maxItems` items of at most `maxEach` characters. */
-export function listOf(split: (value: string) => string[], maxItems: number, maxEach: number) {
+/**
+ * A list field (one item per block or per tag): at most `maxItems` items of at most `maxEach` characters;
+ * `check` checkNames for a list of names (tags).
+ */
+export function listOf(split: (value: string) => string[], maxItems: number, maxEach: number, check: typeof checkNames = checkList) {
   return z.string({ error: 'err.invalid' }).default('').transform(split).superRefine((items, c) => {
-    const problem = checkList(items, maxItems, maxEach);
+    const problem = check(items, maxItems, maxEach);
     if (problem?.code === 'too_many') c.addIssue({ code: 'custom', message: 'err.limit_items', params: { limit: maxItems } });
     else if (problem?.code === 'too_long') c.addIssue({ code: 'custom', message: 'err.limit_item_long', params: { limit: maxEach, item: problem.item ?? 0 } });
+    else if (problem?.code === 'control_character') c.addIssue({ code: 'custom', message: 'err.name_control' });
     else if (problem) c.addIssue({ code: 'custom', message: 'err.nul_character' });
   });
 }

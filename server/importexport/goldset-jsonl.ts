@@ -8,7 +8,7 @@ import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import { questionKey } from '../samples/queries.ts';
 import { responseHash } from '../responses/queries.ts';
-import { checkList, checkText, describeLimit, jsonTooDeep, LIMITS } from '../limits.ts';
+import { checkList, checkName, checkNames, checkText, describeLimit, jsonTooDeep, LIMITS } from '../limits.ts';
 import { datasetInputProblem } from '../datasets/service.ts';
 
 export const FORMAT_VERSION = 1;
@@ -108,20 +108,20 @@ function parseRecord(text: string, line: number): Rec {
   }
 }
 
-/** A text field of a record within its limit (server/limits.ts), '' when absent. */
-function limitedText(rec: Rec, field: string, limit: number, at: number): string {
+/** A text field of a record within its limit (server/limits.ts), '' when absent; `check` checkName for a name. */
+function limitedText(rec: Rec, field: string, limit: number, at: number, check: typeof checkName = checkText): string {
   const value = rec[field] ?? '';
   if (typeof value !== 'string') throw new GoldsetFormatError(at, `${field} must be text`);
-  const problem = checkText(value, limit);
+  const problem = check(value, limit);
   if (problem) throw new GoldsetFormatError(at, describeLimit(field, problem));
   return value;
 }
 
 /** A list of texts of a record within its limits, [] when absent. */
-function limitedTexts(rec: Rec, field: string, maxItems: number, maxEach: number, at: number): string[] {
+function limitedTexts(rec: Rec, field: string, maxItems: number, maxEach: number, at: number, check: typeof checkNames = checkList): string[] {
   const value = rec[field] ?? [];
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new GoldsetFormatError(at, `${field} must be a list of texts`);
-  const problem = checkList(value as string[], maxItems, maxEach);
+  const problem = check(value as string[], maxItems, maxEach);
   if (problem) throw new GoldsetFormatError(at, describeLimit(field, problem));
   return value as string[];
 }
@@ -213,7 +213,7 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
           const options = Array.isArray(rec.options) ? (rec.options as Rec[]) : [];
           if (options.length > LIMITS.options) throw new GoldsetFormatError(at, `options has ${options.length} items; the limit is ${LIMITS.options}`);
           for (const o of options) { limitedText(o, 'value', LIMITS.optionText, at); limitedText(o, 'label', LIMITS.optionText, at); }
-          criteria.set(String(rec.name).toLowerCase(), Number(st.criterion.run(datasetId, limitedText(rec, 'name', LIMITS.criterionName, at), rec.kind, rec.target,
+          criteria.set(String(rec.name).toLowerCase(), Number(st.criterion.run(datasetId, limitedText(rec, 'name', LIMITS.criterionName, at, checkName), rec.kind, rec.target,
             JSON.stringify(options), rec.scale_min ?? null, rec.scale_max ?? null, limitedText(rec, 'guidelines', LIMITS.guidelines, at), rec.archived ? 1 : 0,
             criteria.size + 1).lastInsertRowid));
           break;
@@ -221,7 +221,7 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
         case 'sample': {
           const question = limitedText(rec, 'question', LIMITS.question, at);
           const key = questionKey(question);
-          const tags = limitedTexts(rec, 'tags', LIMITS.tags, LIMITS.tag, at);
+          const tags = limitedTexts(rec, 'tags', LIMITS.tags, LIMITS.tag, at, checkNames);
           const id = Number(st.sample.run(datasetId, key, question, limitedText(rec, 'ground_truth', LIMITS.groundTruth, at),
             JSON.stringify(limitedTexts(rec, 'reference_contexts', LIMITS.contexts, LIMITS.context, at)), JSON.stringify(tags), limitedText(rec, 'source', LIMITS.source, at),
             limitedText(rec, 'notes', LIMITS.notes, at), rec.status ?? 'draft', userId(rec.author), userId(rec.approved_by),
@@ -234,7 +234,7 @@ export async function restoreGoldsetJsonl(db: DB, audit: AuditQueries, file: str
           const key = questionKey(String(rec.question));
           const sampleId = samples.get(key);
           if (sampleId === undefined) throw new GoldsetFormatError(at, 'response of a question that is not in the file');
-          const system = limitedText(rec, 'system', LIMITS.system, at), answer = limitedText(rec, 'answer', LIMITS.answer, at);
+          const system = limitedText(rec, 'system', LIMITS.system, at, checkName), answer = limitedText(rec, 'answer', LIMITS.answer, at);
           const contexts = limitedTexts(rec, 'retrieved_contexts', LIMITS.contexts, LIMITS.context, at);
           const hash = responseHash(system, answer, contexts);
           responses.set(`${key}\u0000${hash}`, Number(st.response.run(sampleId, datasetId, system, answer, JSON.stringify(contexts),

@@ -98,6 +98,7 @@ export function rowErrorMessage(e: RowError, locale: Locale): string {
       : e.params.what === 'label_columns' ? `${at}该行有 ${e.params.count} 个 human.<评判标准> 列，一个评测集最多 ${e.params.limit} 个评判标准`
       : `${at}${col}有 ${e.params.count} 项，上限为 ${e.params.limit}`;
     case 'nul_character': return `${at}${col}${item(e.params.item)}含有 NUL 字符（\\0），goldset 不保存此类字符`;
+    case 'control_character': return `${at}${col}${item(e.params.item)}含有控制字符或文字方向标记，名称中不能有此类字符`;
     case 'too_deep': return `${at}该记录的数组和对象嵌套超过 ${e.params.limit} 层`;
     case 'out_of_range': return `${at}${col}为 ${e.params.value}，超出该指标的取值范围（${e.params.allowed}）`;
   }

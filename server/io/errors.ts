@@ -51,6 +51,7 @@ export type RowErrorDetail =
   | { code: 'too_long'; params: { limit: number; length: number; item: number | null } }
   | { code: 'too_many'; params: { limit: number; count: number; what: 'items' | 'columns' | 'label_columns' } }
   | { code: 'nul_character'; params: { item: number | null } }
+  | { code: 'control_character'; params: { item: number | null } }
   | { code: 'too_deep'; params: { limit: number } };
 
 export type RowErrorCode = RowErrorDetail['code'];
@@ -158,6 +159,10 @@ export function describeError(e: RowErrorDetail & { line: number; unit: LineUnit
     case 'nul_character': {
       const item = e.params.item !== null ? ` (item ${e.params.item})` : '';
       return `${at}${col}${item} contains a NUL character, which goldset does not store`;
+    }
+    case 'control_character': {
+      const item = e.params.item !== null ? ` (item ${e.params.item})` : '';
+      return `${at}${col}${item} contains a control character or a text-direction mark, which no name may hold`;
     }
     case 'too_deep':
       return `${at}the record nests more than ${e.params.limit} levels of arrays and objects`;

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { listOf, parseForm, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
-import { LIMITS } from '../limits.ts';
+import { checkNames, LIMITS } from '../limits.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -20,7 +20,7 @@ const SampleForm = z.object({
   question: text(LIMITS.question, 1),
   ground_truth: text(LIMITS.groundTruth),
   reference_contexts: listOf(splitBlocks, LIMITS.contexts, LIMITS.context),
-  tags: listOf(splitTags, LIMITS.tags, LIMITS.tag),
+  tags: listOf(splitTags, LIMITS.tags, LIMITS.tag, checkNames),
   source: text(LIMITS.source).default(''),
   notes: text(LIMITS.notes).default(''),
 });

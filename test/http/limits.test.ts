@@ -52,6 +52,10 @@ const CASES: Case[] = [
   { name: 'one retrieved context', field: 'retrieved_contexts', row: { question: 'q ctx1', response: 'a', retrieved_contexts: ['ok', long(LIMITS.context + 1)] },
     message: /'retrieved_contexts' \(item 2\) has 20001 characters/ },
   { name: 'system', field: 'system', row: { question: 'q sys', response: 'a', system: 's'.repeat(LIMITS.system + 1) }, message: /'system' has 201 characters/ },
+  { name: 'control character in a tag', field: 'tags', row: { question: 'q ctl tag', tags: ['ok', 'evil\u001b[2J'] }, form: { question: 'q ctl tag', tags: 'ok, evil\u001b[2J' },
+    message: /'tags' \(item 2\) contains a control character or a text-direction mark/ },
+  { name: 'text-direction mark in a system', field: 'system', row: { question: 'q ctl sys', response: 'a', system: 'rag\u202ev1' },
+    message: /'system' contains a control character or a text-direction mark/ },
   { name: 'label value', field: 'human.correct', row: { question: 'q label', response: 'a', 'human.correct': 'y'.repeat(LIMITS.labelValue + 1) },
     message: /'human.correct' has 201 characters/ },
 ];
@@ -113,7 +117,7 @@ describe('input limits through every entry point', () => {
       expect(res.status, c.name).toBe(422);
       // Beside the field, or at the top of the form for a field it does not show (notes).
       expect(res.text, c.name).toMatch(c.name === 'notes' ? /class="alert" role="alert">Notes: / : /class="error" id="f-(question|ground_truth|reference_contexts|tags)-error"/);
-      expect(res.text, c.name).toMatch(/at most \d+|Too many items|NUL character/);
+      expect(res.text, c.name).toMatch(/at most \d+|Too many items|NUL character|cannot hold control characters/);
     }
     await zh.get(`/datasets/${ds}`);
     const res = await zh.post(`/datasets/${ds}/samples`, CASES[0]!.form!);
