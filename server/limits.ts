@@ -108,12 +108,7 @@ export function checkName(value: string, limit: number, item: number | null = nu
 
 /** A list of names (a sample's tags): at most `maxItems`, each a name of at most `maxEach` characters. */
 export function checkNames(values: readonly string[], maxItems: number, maxEach: number): NameProblem | null {
-  if (values.length > maxItems) return { code: 'too_many', limit: maxItems, count: values.length };
-  for (let i = 0; i < values.length; i++) {
-    const problem = checkName(values[i]!, maxEach, i + 1);
-    if (problem) return problem;
-  }
-  return null;
+  return checkList(values, maxItems, maxEach, checkName);
 }
 
 /** The message of a name's problem (err.*), for the field it is about. */
@@ -125,11 +120,12 @@ export function nameMessage(p: NameProblem): { key: 'err.limit_too_long' | 'err.
   }
 }
 
-/** A list of texts: at most `maxItems`, each at most `maxEach` characters. */
-export function checkList(values: readonly string[], maxItems: number, maxEach: number): LimitProblem | null {
+/** A list of texts: at most `maxItems`, each at most `maxEach` characters (each checked by `checkOne`: checkText, or checkName). */
+export function checkList(values: readonly string[], maxItems: number, maxEach: number,
+  checkOne: (value: string, limit: number, item: number) => NameProblem | null = checkText): NameProblem | null {
   if (values.length > maxItems) return { code: 'too_many', limit: maxItems, count: values.length };
   for (let i = 0; i < values.length; i++) {
-    const problem = checkText(values[i]!, maxEach, i + 1);
+    const problem = checkOne(values[i]!, maxEach, i + 1);
     if (problem) return problem;
   }
   return null;

@@ -37,21 +37,14 @@ class Problems {
     else if (problem.code === 'too_long') this.add(col, { code: 'too_long', params: { limit: problem.limit, length: problem.length, item: problem.item } });
     else this.add(col, { code: problem.code, params: { item: problem.item } });
   }
-  /** A name (a system, a model): as text, and no control or text-direction character (limits.ts checkName). */
-  name(col: PlannedColumn, value: string | null, limit: number): string | null {
-    if (value !== null) this.limit(col, checkName(value, limit));
+  /** A text within its limit; `check` checkName for a name (a system, a model: no control or text-direction character). */
+  text(col: PlannedColumn, value: string | null, limit: number, check: typeof checkName = checkText): string | null {
+    if (value !== null) this.limit(col, check(value, limit));
     return value;
   }
-  names(col: PlannedColumn, values: string[], maxItems: number, maxEach: number): string[] {
-    this.limit(col, checkNames(values, maxItems, maxEach));
-    return values;
-  }
-  text(col: PlannedColumn, value: string | null, limit: number): string | null {
-    if (value !== null) this.limit(col, checkText(value, limit));
-    return value;
-  }
-  items(col: PlannedColumn, values: string[], maxItems: number, maxEach: number): string[] {
-    this.limit(col, checkList(values, maxItems, maxEach));
+  /** A list within its limits; `check` checkNames for a list of names (tags). */
+  items(col: PlannedColumn, values: string[], maxItems: number, maxEach: number, check: typeof checkNames = checkList): string[] {
+    this.limit(col, check(values, maxItems, maxEach));
     return values;
   }
 }
@@ -205,7 +198,7 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
         if (t.field === 'question') sample.question = problems.text(col, toText(v, col, problems), LIMITS.question) ?? '';
         else if (t.field === 'ground_truths') sample.ground_truth = problems.text(col, toList(v, col, problems)[0] ?? null, LIMITS.groundTruth);
         else if (t.field === 'reference_contexts') sample.reference_contexts = problems.items(col, toList(v, col, problems), LIMITS.contexts, LIMITS.context);
-        else if (t.field === 'tags') sample.tags = problems.names(col, toTags(v, col, problems), LIMITS.tags, LIMITS.tag);
+        else if (t.field === 'tags') sample.tags = problems.items(col, toTags(v, col, problems), LIMITS.tags, LIMITS.tag, checkNames);
         else sample[t.field] = problems.text(col, toText(v, col, problems), SAMPLE_TEXT_LIMITS[t.field]);
         break;
       // A response exists when any answer-side value does; an answer-less row with contexts is a
@@ -216,8 +209,8 @@ export function normalizeRow(plan: ColumnPlan, values: readonly unknown[], ctx: 
           retrieved = problems.items(col, toList(v, col, problems), LIMITS.contexts, LIMITS.context);
           hasResponse ||= retrieved.length > 0;
         }
-        else if (t.field === 'system') { system = problems.name(col, toText(v, col, problems), LIMITS.system); hasResponse ||= system !== null; }
-        else if (t.field === 'model') { metadata.model = problems.name(col, toText(v, col, problems), LIMITS.system); hasResponse ||= metadata.model !== null; }
+        else if (t.field === 'system') { system = problems.text(col, toText(v, col, problems), LIMITS.system, checkName); hasResponse ||= system !== null; }
+        else if (t.field === 'model') { metadata.model = problems.text(col, toText(v, col, problems), LIMITS.system, checkName); hasResponse ||= metadata.model !== null; }
         else {
           const n = toNumber(v, col, problems);
           metadata[t.field] = n;
