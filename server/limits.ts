@@ -93,9 +93,10 @@ export function checkText(value: string, limit: number, item: number | null = nu
   return null;
 }
 
-// Characters no name may hold: control characters (C0, DEL, C1) and the bidirectional controls,
+// Characters no name may hold: control characters (C0 but tab, DEL, C1) and the bidirectional controls,
 // which reorder how the text around a name is shown (on a page, in a terminal: io/terminal-safe.ts).
-const NAME_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+// A tab is let through: it comes with names pasted from spreadsheets, and shows as space everywhere.
+const NAME_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /** What is wrong with a name: as with any text, or a control or text-direction character. */
 export type NameProblem = LimitProblem | { code: 'control_character'; item: number | null };
