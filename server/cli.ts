@@ -26,6 +26,7 @@ import { checkName, LIMITS, nameMessage } from './limits.ts';
 import { translator } from './i18n/index.ts';
 import { terminalJson, terminalSafe } from './io/terminal-safe.ts';
 import { DatasetError } from './datasets/service.ts';
+import { normalEmail } from './users/email.ts';
 import { namedDataset } from './datasets/named.ts';
 
 const USAGE = `usage: npm run goldset -- <command> [options]
@@ -159,8 +160,8 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
 
 /** The expert named by --annotator, created (without a password, to be invited later) if unknown. */
 function annotatorFor(ctx: AppContext, email: string): number {
-  const normalized = email.trim().toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(normalized)) throw new UsageError(`--annotator: not an email address: ${email}`);
+  const normalized = normalEmail(email);
+  if (normalized === null) throw new UsageError(`--annotator ${email}: ${translator(ctx.config.cliLocale)('err.email')}`);
   const existing = ctx.users.queries.byEmail(normalized);
   if (existing) return existing.id;
   const id = ctx.users.queries.insert({ email: normalized, name: '', role: 'expert', password_hash: null });
@@ -233,8 +234,9 @@ async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
 
 async function cmdUser(ctx: AppContext, positionals: string[], o: Opts, out: Out): Promise<number> {
   if (positionals[0] !== 'add') throw new UsageError(`unknown user command\n\n${USAGE}`);
-  const email = need(positionals[1], 'EMAIL').trim().toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError(`not an email address: ${email}`);
+  const given = need(positionals[1], 'EMAIL');
+  const email = normalEmail(given);
+  if (email === null) throw new UsageError(`${given}: ${translator(ctx.config.cliLocale)('err.email')}`);
   const role = need(o.role as string | undefined, '--role');
   if (role !== 'admin' && role !== 'expert' && role !== 'viewer') throw new UsageError('--role must be admin, expert or viewer');
   if (!o['password-stdin']) throw new UsageError('pass the password on standard input with --password-stdin (never on the command line)');

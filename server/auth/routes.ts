@@ -1,6 +1,7 @@
 // First-run setup, login/logout, invitation acceptance and the language switch.
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
+import { emailField } from '../users/email.ts';
 import type { AppContext } from '../app-context.ts';
 import { nameText, parseForm } from '../http/forms.ts';
 import { sendDocument } from '../http/render.ts';
@@ -11,7 +12,7 @@ import { UserError } from '../users/service.ts';
 import { InvitePage, LoginPage, SetupPage } from '../../views/pages/auth.tsx';
 import { LIMITS } from '../limits.ts';
 
-const email = z.string({ error: 'err.required' }).trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' }));
+const email = emailField;
 const newPassword = z.string({ error: 'err.required' }).min(LIMITS.passwordMin, { error: 'err.password_short' }).max(LIMITS.password, { error: 'err.too_long' });
 
 const SetupForm = z.object({ email, name: nameText(LIMITS.userName), password: newPassword });

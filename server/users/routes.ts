@@ -1,6 +1,7 @@
 // HTTP for user administration: invite, change role, disable. Admins only.
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
+import { emailField } from './email.ts';
 import type { AppContext } from '../app-context.ts';
 import { nameText, parseForm } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
@@ -13,7 +14,7 @@ import { LIMITS } from '../limits.ts';
 
 const role = z.enum(['admin', 'expert', 'viewer'], { error: 'err.invalid' });
 const InviteForm = z.object({
-  email: z.string().trim().toLowerCase().min(1, { error: 'err.required' }).pipe(z.email({ error: 'err.email' })),
+  email: emailField,
   name: nameText(LIMITS.userName),
   role,
 });

@@ -151,6 +151,10 @@ describe('goldset CLI', () => {
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toContain('--format must be one of');
     expect(goldset(['frobnicate']).code).toBe(2);
+    // An address the user forms would refuse, a control character in it included, is refused here too.
+    const email = goldset(['user', 'add', 'li\u001b[2J@example.com', '--role', 'expert', '--password-stdin'], 'a very good password\n');
+    expect(email.code).toBe(2);
+    expect(email.stderr).toContain('li\\u001b[2J@example.com: Enter a valid email address.');
     expect(goldset(['import', path.join(dir, 'missing.csv'), '--dataset', 'HR']).stderr).toContain('no such file');
   });
 
