@@ -117,6 +117,7 @@ export const enJudge = {
   'trace.parsed': 'Parsed',
 
   'err.url': 'Enter an http(s) address.',
+  'judge.err_conflict': 'Someone else saved the judge settings while you were editing them (now {model} at {url}). Your changes are still in the form: check them and save again.',
   'err.run_unknown_metric': 'There is no such metric.',
   'err.run_no_judge': 'Configure the judge endpoint first (admin: Judge).',
   'err.run_name_taken': 'A run with this name and metric exists already.',

@@ -7,7 +7,7 @@ import { pageContext } from '../http/page.ts';
 import { sendDocument, sendHtml } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
 import { ConnectionResult, JudgeSettingsPage } from '../../views/pages/judge-settings.tsx';
-import { endpointOf, JudgeSettingsError } from './settings.ts';
+import { endpointOf, JudgeSettingsConflict, JudgeSettingsError } from './settings.ts';
 import { redactUrl } from '../redact.ts';
 import { BUILTIN_METRICS } from './metrics/index.ts';
 import { LIMITS } from '../limits.ts';
@@ -27,6 +27,8 @@ const SettingsForm = z.object({
   structured_output: z.enum(['json_schema', 'json_object']),
   price_prompt: num(0, 10_000),
   price_completion: num(0, 10_000),
+  // The version of the settings the form showed (0: none stored yet).
+  version: z.coerce.number().int().min(0).catch(0),
 });
 
 export function judgeSettingsRoutes(app: AppContext): Router {
@@ -49,6 +51,14 @@ export function judgeSettingsRoutes(app: AppContext): Router {
       app.judgeSettings.save(req.user!.id, { ...form.data, clear_key: form.data.clear_key === '1' });
     } catch (err) {
       if (err instanceof JudgeSettingsError) return rerender({ [err.field]: req.t(err.key) });
+      if (err instanceof JudgeSettingsConflict) {
+        // Someone saved meanwhile: what this admin typed stays in the form, now on top of the version saved,
+        // with what that version holds said above it; saving again is a decision taken knowing it.
+        app.log.warn('judge.settings_conflict', { user: req.user!.id });
+        return sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req),
+          settings: { ...err.current, ...req.body, base_url: redactUrl(String(req.body?.base_url ?? '')), version: err.current.version },
+          errors: { _form: req.t('judge.err_conflict', { model: err.current.chat_model, url: err.current.base_url }) } }), 409);
+      }
       throw err;
     }
     app.log.info('judge.settings_saved', { user: req.user!.id, base_url: redactUrl(form.data.base_url), model: form.data.chat_model });

@@ -76,7 +76,7 @@ describe('invitations in a browser', () => {
     app.ctx.judgeSettings.save(app.ctx.users.queries.byEmail(ADMIN.email)!.id, {
       preset: 'custom', base_url: 'https://judge:s3cret@llm.example.com/v1?api-key=abc123', api_key: 'sk-browser-test-key', clear_key: false,
       chat_model: 'qwen-plus', embedding_model: '', temperature: 0, timeout_ms: 60000, max_concurrency: 8, structured_output: 'json_schema',
-      price_prompt: 0, price_completion: 0,
+      price_prompt: 0, price_completion: 0, version: app.ctx.judgeSettings.public().version,
     });
     await page.goto(app.url + '/settings/judge');
     const shown = await page.locator('#f-base_url').inputValue();

@@ -177,4 +177,32 @@ describe('judge settings page', () => {
       await app.close();
     }
   });
+
+  it('refuses a save over settings another admin saved since the page was opened, keeping what was typed', async () => {
+    const app = await startTestApp();
+    try {
+      const ada = await setupAdmin(app);
+      const bo = await (await import('../helpers.ts')).loginAs(app, 'bo@example.com', 'admin');
+      const version = (html: string) => /name="version" value="(\d+)"/.exec(html)![1]!;
+      const form = { preset: 'custom', base_url: fake.baseURL, api_key: KEY, chat_model: 'fake-chat', embedding_model: '', temperature: '0',
+        timeout_ms: '5000', max_concurrency: '4', structured_output: 'json_schema', price_prompt: '0', price_completion: '0' };
+      expect((await ada.post('/settings/judge', { ...form, version: version((await ada.get('/settings/judge')).text) })).status).toBe(303);
+      // Both open the page at the same version; Ada saves first.
+      const adaSees = version((await ada.get('/settings/judge')).text);
+      const boSees = version((await bo.get('/settings/judge')).text);
+      expect(boSees).toBe(adaSees);
+      expect((await ada.post('/settings/judge', { ...form, api_key: '', chat_model: 'qwen-plus', version: adaSees })).status).toBe(303);
+      const late = await bo.post('/settings/judge', { ...form, api_key: '', chat_model: 'gpt-4o-mini', version: boSees });
+      expect(late.status).toBe(409);
+      expect(late.text).toContain('Someone else saved the judge settings while you were editing them (now qwen-plus at');
+      expect(late.text).toContain('value="gpt-4o-mini"'); // what Bo typed stays in the form
+      expect(app.ctx.judgeSettings.effective()!.chat_model).toBe('qwen-plus');
+      // Saving again from that form is a decision taken knowing Ada's: it carries the version now stored.
+      expect((await bo.post('/settings/judge', { ...form, api_key: '', chat_model: 'gpt-4o-mini', version: version(late.text) })).status).toBe(303);
+      expect(app.ctx.judgeSettings.effective()!.chat_model).toBe('gpt-4o-mini');
+      expect(app.ctx.judgeSettings.effective()!.api_key).toBe(KEY);
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -156,8 +156,10 @@ describe('the judge key and credentials in the base URL', () => {
   let a: FakeOpenAI, b: FakeOpenAI;
   beforeAll(async () => { a = await startFakeOpenAI({ apiKey: KEY }); b = await startFakeOpenAI(); });
   afterAll(async () => { await a.close(); await b.close(); });
+  // The form as the page shows it now, its version included (a save over another version is a conflict).
   const form = (baseURL: string, apiKey = '') => ({ preset: 'custom', base_url: baseURL, api_key: apiKey, chat_model: 'fake-chat', embedding_model: 'fake-embed',
-    temperature: '0', timeout_ms: '5000', max_concurrency: '4', structured_output: 'json_schema', price_prompt: '0', price_completion: '0' });
+    temperature: '0', timeout_ms: '5000', max_concurrency: '4', structured_output: 'json_schema', price_prompt: '0', price_completion: '0',
+    version: String(app.ctx.judgeSettings.public().version) });
 
   it('sends the stored key only to the URL it was saved with; a new URL needs the key again', async () => {
     const admin = await setupAdmin(app);

@@ -44,6 +44,7 @@ export function JudgeSettingsPage({ ctx, settings, errors }: { ctx: PageContext;
       {s.source === 'environment' && <p class="hint">{t('judge.from_env')}</p>}
       <form method="post" action="/settings/judge" class="card" novalidate id="judge-form">
         <Csrf token={ctx.csrfToken} />
+        <input type="hidden" name="version" value={s.version} />
         <FormError errors={errors} />
         <Field name="preset" label={t('judge.preset')} errors={errors} hint={t('judge.preset_hint')}>
           <select id="f-preset" name="preset" data-preset-select>
