@@ -117,6 +117,7 @@ export const enJudge = {
   'trace.parsed': 'Parsed',
 
   'err.url': 'Enter an http(s) address.',
+  'metrics.err_version_conflict': 'Version {n} of this step was saved by {who} while you were editing it. Your text is still in the form, now on top of version {n}: compare them (the versions are listed below) and save again.',
   'judge.err_conflict': 'Someone else saved the judge settings while you were editing them (now {model} at {url}). Your changes are still in the form: check them and save again.',
   'err.run_unknown_metric': 'There is no such metric.',
   'err.run_no_judge': 'Configure the judge endpoint first (admin: Judge).',

@@ -119,6 +119,7 @@ export const zhJudge: Record<keyof typeof enJudge, string> = {
   'trace.parsed': '解析结果',
 
   'err.url': '请输入 http(s) 地址。',
+  'metrics.err_version_conflict': '在你编辑期间，{who} 保存了该步骤的第 {n} 版。你的文本仍保留在表单中，现基于第 {n} 版：请对照（版本列表见下方）后再次保存。',
   'judge.err_conflict': '在你编辑期间，其他人保存了评测模型设置（现在是 {url} 上的 {model}）。你的修改仍保留在表单中，请检查后再次保存。',
   'err.run_unknown_metric': '没有这个指标。',
   'err.run_no_judge': '请先配置评测模型接口（管理员：评测模型）。',

@@ -8,6 +8,7 @@ import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import { rubricOutputFormat } from './prompts/rubric.ts';
+import { PromptVersionConflict } from './prompt-store.ts';
 import { LIMITS } from '../limits.ts';
 import type { Language, MetricDefinition, PromptExample, PromptInUse, PromptTemplate } from './types.ts';
 import { ragasMetricNames, ragasPromptFiles } from './ragas-prompts.ts';
@@ -33,6 +34,8 @@ const PromptForm = z.object({
   }),
   language: z.enum(['en', 'zh']),
   note: z.string().trim().max(LIMITS.promptNote).default(''),
+  // The version the editor showed (0: the built-in default); missing reads as 0.
+  based_on: z.coerce.number().int().min(0).catch(0),
 });
 
 const MetricForm = z.object({
@@ -115,7 +118,16 @@ export function metricRoutes(app: AppContext): Router {
     const problem = examplesError(step, form.data.examples, req.t);
     if (problem) return sendDocument(res, page(req, dataset.id, { errors: { prompt: problem }, draft }), 422);
     const template: PromptTemplate = { instruction: form.data.instruction, output_format: form.data.output_format, examples: form.data.examples as PromptExample[], language: form.data.language };
-    const saved = prompts.save(req.user!.id, dataset.id, metric.key, form.data.step, template, form.data.note);
+    let saved;
+    try {
+      saved = prompts.save(req.user!.id, dataset.id, metric.key, form.data.step, template, form.data.note, form.data.based_on);
+    } catch (err) {
+      // Someone saved a version of this step meanwhile: this editor's text stays in the form, now on top of theirs.
+      if (err instanceof PromptVersionConflict) {
+        return sendDocument(res, page(req, dataset.id, { errors: { prompt: req.t('metrics.err_version_conflict', { n: err.latest.version, who: err.latest.creator_email ?? '—' }) }, draft }), 409);
+      }
+      throw err;
+    }
     req.session.flash = req.t('metrics.version_saved', { n: saved.version });
     res.redirect(303, `/datasets/${dataset.id}/metrics#m-${metric.key}`);
   });

@@ -10,6 +10,11 @@ export interface PromptVersionRow {
   created_by: number | null; creator_email: string | null; created_at: string;
 }
 
+/** Someone saved a version of the step since the editor showed `basedOn`; `latest` is theirs. */
+export class PromptVersionConflict extends Error {
+  constructor(readonly latest: PromptVersionRow) { super('conflict'); }
+}
+
 export function promptStore(db: DB, audit: AuditQueries) {
   const writable = writableGuard(db);
   const s = {
@@ -38,9 +43,17 @@ export function promptStore(db: DB, audit: AuditQueries) {
       return out;
     },
     versions: (datasetId: number, metricKey: string, step: string) => s.all.all(datasetId, metricKey, step),
-    save(actorId: number | null, datasetId: number, metricKey: string, step: string, template: PromptTemplate, note: string): PromptVersionRow {
+    /**
+     * Saves the template as the step's next version. `basedOn` is the version an editor showed (0: the
+     * default): when another was saved since, nothing is saved and PromptVersionConflict names it.
+     */
+    save(actorId: number | null, datasetId: number, metricKey: string, step: string, template: PromptTemplate, note: string, basedOn?: number): PromptVersionRow {
       return db.transaction(() => {
         writable(datasetId);
+        if (basedOn !== undefined) {
+          const latest = s.latest.get(datasetId, metricKey, step);
+          if ((latest?.version ?? 0) !== basedOn) throw new PromptVersionConflict(latest!);
+        }
         const id = Number(s.insert.run({ dataset_id: datasetId, metric_key: metricKey, step, template: JSON.stringify(template), note, created_by: actorId }).lastInsertRowid);
         const row = s.byId.get(id)!;
         audit.record({ actorId, entityType: 'prompt', entityId: id, datasetId, action: 'new_version', after: { metric: metricKey, step, version: row.version, note } });

@@ -139,6 +139,26 @@ describe('prompt lab', () => {
     expect(fromLabel.status).toBe(422);
   });
 
+  it('refuses a prompt version saved over one another editor saved since the page was opened, keeping the text', async () => {
+    const other = await loginAs(app, 'editor2@example.com', 'admin');
+    const basedOn = (html: string) => /name="metric" value="faithfulness"\/><input type="hidden" name="step" value="nli"\/><input type="hidden" name="based_on" value="(\d+)"/.exec(html)![1]!;
+    const edit = (instruction: string, based_on: string) => ({ metric: 'faithfulness', step: 'nli', instruction, output_format: '', examples: '[]', language: 'en', note: '', based_on });
+    const adminSees = basedOn((await admin.get(`/datasets/${datasetId}/metrics`)).text);
+    const otherSees = basedOn((await other.get(`/datasets/${datasetId}/metrics`)).text);
+    expect(otherSees).toBe(adminSees);
+    const before = app.ctx.prompts.versions(datasetId, 'faithfulness', 'nli').length;
+    expect((await admin.post(`/datasets/${datasetId}/prompts`, edit('Judge each statement (admin).', adminSees))).status).toBe(303);
+    const late = await other.post(`/datasets/${datasetId}/prompts`, edit('Judge each statement (second editor).', otherSees));
+    expect(late.status).toBe(409);
+    const n = before + 1;
+    expect(late.text).toContain(`Version ${n} of this step was saved by boss@example.com while you were editing it.`);
+    expect(late.text).toContain('Judge each statement (second editor).'); // the text is kept
+    expect(basedOn(late.text)).toBe(String(n)); // and the form is now on top of the version saved
+    expect(app.ctx.prompts.versions(datasetId, 'faithfulness', 'nli')).toHaveLength(before + 1);
+    expect((await other.post(`/datasets/${datasetId}/prompts`, edit('Judge each statement (second editor).', basedOn(late.text)))).status).toBe(303);
+    expect(app.ctx.prompts.versions(datasetId, 'faithfulness', 'nli')).toHaveLength(before + 2);
+  });
+
   it('refuses to save a version whose examples do not fit the step, naming the example and the field, and saves nothing', async () => {
     const before = app.ctx.prompts.versions(datasetId, 'faithfulness', 'statements').length;
     const examples = JSON.stringify([{ input: { question: 'q', text: 'a' }, output: { statements: ['s'] } }, { input: { question: 'q', text: 'a' }, output: { value: '0', reason: 'r' } }]);

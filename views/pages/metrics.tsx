@@ -49,6 +49,7 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors, draft 
                   <Csrf token={ctx.csrfToken} />
                   <input type="hidden" name="metric" value={m.key} />
                   <input type="hidden" name="step" value={s.step} />
+                  <input type="hidden" name="based_on" value={s.current.version ?? 0} />
                   {d && errors?.prompt && <div class="alert" role="alert">{errors.prompt}</div>}
                   <div class="field"><label for={`i-${m.key}-${s.step}`}>{t('metrics.instruction')}</label>
                     <textarea id={`i-${m.key}-${s.step}`} name="instruction" rows={6}>{d?.instruction ?? s.current.instruction}</textarea></div>
