@@ -8,7 +8,7 @@ import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
-import { UserError } from './service.ts';
+import { UserConflict, UserError } from './service.ts';
 import { UsersPage } from '../../views/pages/admin.tsx';
 import { LIMITS } from '../limits.ts';
 
@@ -18,7 +18,8 @@ const InviteForm = z.object({
   name: nameText(LIMITS.userName),
   role,
 });
-const UpdateForm = z.object({ role, disabled: z.literal('1').optional() });
+// was_*: the role and access the page showed (a change by another admin since then is not overwritten).
+const UpdateForm = z.object({ role, disabled: z.literal('1').optional(), was_role: role, was_disabled: z.enum(['0', '1']) });
 
 export function adminRoutes(app: AppContext): Router {
   const r = Router();
@@ -71,13 +72,18 @@ export function adminRoutes(app: AppContext): Router {
     if (!form.ok) return sendError(req, res, 422, req.t('err.invalid'));
     try {
       const disabled = form.data.disabled === '1';
-      users.update(req.user!.id, id, { role: form.data.role, disabled });
+      users.update(req.user!.id, id, { role: form.data.role, disabled }, { role: form.data.was_role, disabled: form.data.was_disabled === '1' });
       if (disabled) app.sessionStore.destroyForUser(id);
       req.session.flash = req.t('flash.saved');
       res.redirect(303, '/admin/users');
     } catch (err) {
       if (err instanceof UserError) {
         return sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), errors: { _form: req.t(err.key) } }), 422);
+      }
+      if (err instanceof UserConflict) {
+        const { current } = err;
+        return sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), errors: { _form: req.t('users.err_conflict', {
+          email: current.email, role: req.t(`role.${current.role}` as 'role.admin'), access: req.t(current.disabled ? 'users.disabled' : 'users.enabled') }) } }), 409);
       }
       throw err;
     }

@@ -16,6 +16,11 @@ export class UserError extends Error {
   constructor(readonly key: MessageKey, readonly field = '_form') { super(key); }
 }
 
+/** Someone changed the user's role or access since the page was read; `current` is the user now. */
+export class UserConflict extends Error {
+  constructor(readonly current: UserRow) { super('conflict'); }
+}
+
 export type LoginResult = { ok: true; user: UserRow } | { ok: false; reason: 'invalid' | 'throttled' | 'disabled' };
 
 export function publicUser(u: UserRow) {
@@ -136,10 +141,12 @@ export function userService(db: DB, audit: AuditQueries, now: () => number = Dat
       return { ok: true, user };
     },
 
-    update(actorId: number, userId: number, change: { role?: Role; disabled?: boolean }): UserRow {
+    /** `shown` is the role and access the page showed: a change made since then is a conflict, not overwritten. */
+    update(actorId: number, userId: number, change: { role?: Role; disabled?: boolean }, shown?: { role: Role; disabled: boolean }): UserRow {
       return db.transaction(() => {
         const before = q.byId(userId);
         if (!before) throw new UserError('err.not_found');
+        if (shown && (before.role !== shown.role || (before.disabled === 1) !== shown.disabled)) throw new UserConflict(before);
         const demotesAdmin = before.role === 'admin' && !before.disabled &&
           ((change.role !== undefined && change.role !== 'admin') || change.disabled === true);
         if (demotesAdmin && q.activeAdmins() <= 1) throw new UserError('err.last_admin');

@@ -91,7 +91,7 @@ describe('login and sessions', () => {
     expect((await expert.get('/datasets')).status).toBe(200);
     const id = app.ctx.users.queries.byEmail('e@example.com')!.id;
     await admin.get('/admin/users');
-    expect((await admin.post(`/admin/users/${id}`, { role: 'expert', disabled: '1' })).status).toBe(303);
+    expect((await admin.post(`/admin/users/${id}`, { role: 'expert', disabled: '1', was_role: 'expert', was_disabled: '0' })).status).toBe(303);
     expect((await expert.get('/datasets')).status).toBe(303);
   });
 });
@@ -156,10 +156,29 @@ describe('roles', () => {
     const admin = await setupAdmin(app);
     await admin.get('/admin/users');
     const id = app.ctx.users.queries.byEmail(ADMIN.email)!.id;
-    const res = await admin.post(`/admin/users/${id}`, { role: 'viewer' });
+    const res = await admin.post(`/admin/users/${id}`, { role: 'viewer', was_role: 'admin', was_disabled: '0' });
     expect(res.status).toBe(422);
     expect(res.text).toContain('at least one active administrator');
     expect(app.ctx.users.queries.byId(id)!.role).toBe('admin');
+  });
+
+  it('refuses a change of a user another admin changed since the page was opened, saving nothing', async () => {
+    const ada = await setupAdmin(app);
+    const bo = await loginAs(app, 'bo@example.com', 'admin');
+    await loginAs(app, 'cy@example.com', 'expert');
+    const id = app.ctx.users.queries.byEmail('cy@example.com')!.id;
+    const shown = (html: string) => new RegExp(`action="/admin/users/${id}" id="user-${id}" class="inline-form">.*?name="was_role" value="(\\w+)".*?name="was_disabled" value="(\\d)"`, 's').exec(html)!.slice(1);
+    const adaSees = shown((await ada.get('/admin/users')).text);
+    const boSees = shown((await bo.get('/admin/users')).text);
+    expect(adaSees).toEqual(['expert', '0']);
+    expect(boSees).toEqual(adaSees);
+    // Ada makes Cy an admin; Bo, from the page as it was, disables Cy (his row still says "expert").
+    expect((await ada.post(`/admin/users/${id}`, { role: 'admin', was_role: adaSees[0]!, was_disabled: adaSees[1]! })).status).toBe(303);
+    const late = await bo.post(`/admin/users/${id}`, { role: 'expert', disabled: '1', was_role: boSees[0]!, was_disabled: boSees[1]! });
+    expect(late.status).toBe(409);
+    expect(late.text).toContain('Another admin changed cy@example.com since you opened this page: now Admin, Active. Nothing was saved');
+    expect(app.ctx.users.queries.byId(id)).toMatchObject({ role: 'admin', disabled: 0 });
+    expect(shown(late.text)).toEqual(['admin', '0']); // the page now shows Cy as he is
   });
 });
 

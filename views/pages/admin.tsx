@@ -53,6 +53,8 @@ export function UsersPage({ ctx, users, values = {}, errors, invite }: {
               <td>
                 <form method="post" action={`/admin/users/${u.id}`} id={`user-${u.id}`} class="inline-form">
                   <Csrf token={ctx.csrfToken} />
+                  <input type="hidden" name="was_role" value={u.role} />
+                  <input type="hidden" name="was_disabled" value={u.disabled ? '1' : '0'} />
                   <button type="submit" class="btn small">{t('action.save')}</button>
                 </form>
                 {u.invited === 1 && u.disabled === 0 && (
