@@ -234,14 +234,14 @@ async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
 
 async function cmdUser(ctx: AppContext, positionals: string[], o: Opts, out: Out): Promise<number> {
   if (positionals[0] !== 'add') throw new UsageError(`unknown user command\n\n${USAGE}`);
+  const t = translator(ctx.config.cliLocale);
   const given = need(positionals[1], 'EMAIL');
   const email = normalEmail(given);
-  if (email === null) throw new UsageError(`${given}: ${translator(ctx.config.cliLocale)('err.email')}`);
+  if (email === null) throw new UsageError(`${given}: ${t('err.email')}`);
   const role = need(o.role as string | undefined, '--role');
   if (role !== 'admin' && role !== 'expert' && role !== 'viewer') throw new UsageError('--role must be admin, expert or viewer');
   if (!o['password-stdin']) throw new UsageError('pass the password on standard input with --password-stdin (never on the command line)');
   const password = await readStdin();
-  const t = translator(ctx.config.cliLocale);
   if (password.length < LIMITS.passwordMin) throw new UsageError(t('err.password_short', { limit: LIMITS.passwordMin }));
   if (password.length > LIMITS.password) throw new UsageError(t('err.too_long_limit', { limit: LIMITS.password }));
   try {

@@ -5,6 +5,8 @@
 // cost more than a person can read (a 100,000,000-character question, a million contexts).
 // Lengths are in characters as JavaScript counts them (UTF-16 code units: one per Chinese character).
 
+import { hasTerminalControl } from './io/terminal-safe.ts';
+
 export const LIMITS = {
   /** A sample's question. */
   question: 8_000,
@@ -93,17 +95,21 @@ export function checkText(value: string, limit: number, item: number | null = nu
   return null;
 }
 
-// Characters no name may hold: control characters (C0 but tab, DEL, C1) and the bidirectional controls,
-// which reorder how the text around a name is shown (on a page, in a terminal: io/terminal-safe.ts).
-// A tab is let through: it comes with names pasted from spreadsheets, and shows as space everywhere.
-const NAME_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/**
+ * Whether a name's characters all show as themselves: none of the control characters and
+ * bidirectional controls a terminal would act on (io/terminal-safe.ts), and no line feed either. A tab
+ * is let through: it comes with names pasted from spreadsheets, and shows as space everywhere.
+ */
+export function isPlainName(value: string): boolean {
+  return !value.includes('\n') && !hasTerminalControl(value);
+}
 
 /** What is wrong with a name: as with any text, or a control or text-direction character. */
 export type NameProblem = LimitProblem | { code: 'control_character'; item: number | null };
 
 /** A name (of a dataset, its domain, a criterion, a run, a system, a tag): one line of characters that show as themselves. */
 export function checkName(value: string, limit: number, item: number | null = null): NameProblem | null {
-  if (value.length <= limit && NAME_UNSAFE.test(value)) return { code: 'control_character', item };
+  if (value.length <= limit && !isPlainName(value)) return { code: 'control_character', item };
   return checkText(value, limit, item);
 }
 

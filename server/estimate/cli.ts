@@ -84,10 +84,10 @@ export function estimateJson(r: Readonly<EstimateResult>): Record<string, unknow
   };
 }
 
-/** The run named `name` in the dataset: the one of that name, or of `metric` when several metrics share it. */
 /** Why no run was found: a message key and its values (an estimate's refusal, or a line of gate's report). */
 interface NoRun { key: MessageKey; params: Params }
 
+/** The run named `name` in the dataset: the one of that name, or of `metric` when several metrics share it. */
 export function runNamed(ctx: AppContext, dataset: DatasetRow, name: string, metric: string | undefined, criterion: Criterion): { run: RunRow } | NoRun {
   const runs = ctx.runner.queries.byNameAny(dataset.id, name);
   const metrics = runs.map((r) => r.metric_key).join(', ');

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { MessageKey, T } from '../i18n/index.ts';
 import { en } from '../i18n/en.ts';
-import { checkList, checkName, checkNames } from '../limits.ts';
+import { checkList, checkNames, isPlainName } from '../limits.ts';
 
 export type FieldErrors = Record<string, string>;
 
@@ -48,7 +48,7 @@ export function nameText(max: number, min = 0) {
   const field = z.string({ error: 'err.required' }).trim()
     .min(min, { error: 'err.required' })
     .max(max, { error: 'err.too_long' })
-    .refine((s) => checkName(s, max)?.code !== 'control_character', { error: 'err.name_control' });
+    .refine(isPlainName, { error: 'err.name_control' });
   return min > 0 ? field : field.default('');
 }
 

@@ -12,7 +12,7 @@ import { responseExportRows, type ScoreColumn } from './export-responses.ts';
 import { writeGoldsetJsonl } from './goldset-jsonl.ts';
 import { spreadsheetSafe } from '../io/spreadsheet-safe.ts';
 import { XlsxWriter, type ColumnSpec } from '../xlsx/write.ts';
-import { MAX_CELL_CHARS, MAX_ROWS } from '../xlsx/text.ts';
+import { MAX_CELL_CHARS, MAX_RECORDS } from '../xlsx/text.ts';
 import type { T } from '../i18n/index.ts';
 
 /**
@@ -173,12 +173,11 @@ export function writeExport(src: ExportSource, opts: ExportOptions, format: Excl
  */
 export function spreadsheetRefusal(db: DB, opts: ExportOptions, t: T): string | null {
   const status = opts.status === 'approved' ? 'approved' : null;
-  // Counted up to one past what fits (the header takes a row): enough to know, without counting a huge dataset whole.
-  const fits = MAX_ROWS - 1;
+  // Counted up to one past what fits: enough to know, without counting a huge dataset whole.
   const n = db.prepare<{ ds: number; status: string | null; over: number }, number>(opts.responses
     ? 'SELECT count(*) FROM (SELECT 1 FROM response r JOIN sample s ON s.id = r.sample_id WHERE r.dataset_id = @ds AND (@status IS NULL OR s.status = @status) LIMIT @over)'
-    : 'SELECT count(*) FROM (SELECT 1 FROM sample WHERE dataset_id = @ds AND (@status IS NULL OR status = @status) LIMIT @over)').pluck().get({ ds: opts.datasetId, status, over: fits + 1 })!;
-  if (n > fits) return t('export.too_many_rows', { limit: fits.toLocaleString('en') });
+    : 'SELECT count(*) FROM (SELECT 1 FROM sample WHERE dataset_id = @ds AND (@status IS NULL OR status = @status) LIMIT @over)').pluck().get({ ds: opts.datasetId, status, over: MAX_RECORDS + 1 })!;
+  if (n > MAX_RECORDS) return t('export.too_many_rows', { limit: MAX_RECORDS.toLocaleString('en') });
   const long = overlongCell(db, opts);
   return long && t('export.cell_too_long', { column: long.column, chars: long.chars, question: long.question.slice(0, 80), limit: MAX_CELL_CHARS.toLocaleString('en') });
 }

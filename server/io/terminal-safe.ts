@@ -7,6 +7,12 @@
 // JSON the same value as before.
 
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_ONE = new RegExp(UNSAFE.source);
+
+/** Whether a text holds one of the characters above (limits.ts refuses them, and line feeds, in names). */
+export function hasTerminalControl(text: string): boolean {
+  return UNSAFE_ONE.test(text);
+}
 
 export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -50,10 +50,9 @@ export function promptStore(db: DB, audit: AuditQueries) {
     save(actorId: number | null, datasetId: number, metricKey: string, step: string, template: PromptTemplate, note: string, basedOn?: number): PromptVersionRow {
       return db.transaction(() => {
         writable(datasetId);
-        if (basedOn !== undefined) {
-          const latest = s.latest.get(datasetId, metricKey, step);
-          if ((latest?.version ?? 0) !== basedOn) throw new PromptVersionConflict(latest!);
-        }
+        // Versions are never removed: with none saved yet, nobody's work can be overwritten.
+        const latest = basedOn === undefined ? undefined : s.latest.get(datasetId, metricKey, step);
+        if (latest && latest.version !== basedOn) throw new PromptVersionConflict(latest);
         const id = Number(s.insert.run({ dataset_id: datasetId, metric_key: metricKey, step, template: JSON.stringify(template), note, created_by: actorId }).lastInsertRowid);
         const row = s.byId.get(id)!;
         audit.record({ actorId, entityType: 'prompt', entityId: id, datasetId, action: 'new_version', after: { metric: metricKey, step, version: row.version, note } });

@@ -43,21 +43,18 @@ export function judgeSettingsRoutes(app: AppContext): Router {
 
   r.post('/settings/judge', admin, (req, res) => {
     const form = parseForm(SettingsForm, req.body, req.t);
-    // What was typed comes back, but never a credential: the URL redacted, the key field empty.
-    const rerender = (errors: Record<string, string>) => sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req),
-      settings: { ...app.judgeSettings.public(), ...req.body, base_url: redactUrl(String(req.body?.base_url ?? '')) }, errors }), 422);
+    // What was typed comes back, but never a credential: the URL redacted, the key field empty. After a
+    // conflict the form is put on top of the version saved meanwhile (`version`); saving again is then a decision taken knowing it.
+    const rerender = (errors: Record<string, string>, status = 422, version?: number) => sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req),
+      settings: { ...app.judgeSettings.public(), ...req.body, base_url: redactUrl(String(req.body?.base_url ?? '')), ...(version === undefined ? {} : { version }) }, errors }), status);
     if (!form.ok) return rerender(form.errors);
     try {
       app.judgeSettings.save(req.user!.id, { ...form.data, clear_key: form.data.clear_key === '1' });
     } catch (err) {
       if (err instanceof JudgeSettingsError) return rerender({ [err.field]: req.t(err.key) });
       if (err instanceof JudgeSettingsConflict) {
-        // Someone saved meanwhile: what this admin typed stays in the form, now on top of the version saved,
-        // with what that version holds said above it; saving again is a decision taken knowing it.
         app.log.warn('judge.settings_conflict', { user: req.user!.id });
-        return sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req),
-          settings: { ...err.current, ...req.body, base_url: redactUrl(String(req.body?.base_url ?? '')), version: err.current.version },
-          errors: { _form: req.t('judge.err_conflict', { model: err.current.chat_model, url: err.current.base_url }) } }), 409);
+        return rerender({ _form: req.t('judge.err_conflict', { model: err.current.chat_model, url: err.current.base_url }) }, 409, err.current.version);
       }
       throw err;
     }

@@ -2,7 +2,7 @@
 // bytes every time (the XLSX's timestamps are the release's own), which the API's ETag promises.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { MAX_CELL_CHARS, MAX_ROWS } from '../xlsx/text.ts';
+import { MAX_CELL_CHARS, MAX_RECORDS } from '../xlsx/text.ts';
 import { numericValue } from '../criteria/values.ts';
 import { FORMAT_VERSION } from '../importexport/goldset-jsonl.ts';
 import {
@@ -115,7 +115,7 @@ export function releaseExportRefusal(err: ReleaseExportError, release: ReleaseRo
   switch (err.reason) {
     case 'no_responses': return t('release.no_responses_export');
     case 'cell_too_long': return t('release.cell_too_long', { chars: release.longest_text, limit: MAX_CELL_CHARS.toLocaleString('en') });
-    case 'too_many_rows': return t('export.too_many_rows', { limit: (MAX_ROWS - 1).toLocaleString('en') });
+    case 'too_many_rows': return t('export.too_many_rows', { limit: MAX_RECORDS.toLocaleString('en') });
   }
 }
 
@@ -124,9 +124,8 @@ export function checkReleaseExport(release: ReleaseRow, format: ExportFormat, re
   if (responses && !release.with_responses && format !== 'goldset-jsonl') {
     throw new ReleaseExportError('no_responses', `release ${release.tag} was made without responses`);
   }
-  // A sheet's rows below its header: one record each.
-  if (format === 'xlsx' && (responses ? release.n_responses : release.n_samples) > MAX_ROWS - 1) {
-    throw new ReleaseExportError('too_many_rows', `release ${release.tag} has more records than a sheet has rows (${MAX_ROWS - 1})`);
+  if (format === 'xlsx' && (responses ? release.n_responses : release.n_samples) > MAX_RECORDS) {
+    throw new ReleaseExportError('too_many_rows', `release ${release.tag} has more records than a sheet holds (${MAX_RECORDS})`);
   }
   if (format === 'xlsx' && release.longest_text > MAX_CELL_CHARS) {
     throw new ReleaseExportError('cell_too_long', `release ${release.tag} holds a text of ${release.longest_text} characters; a spreadsheet cell holds at most ${MAX_CELL_CHARS}`);

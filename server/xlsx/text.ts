@@ -6,6 +6,8 @@ export const MAX_CELL_CHARS = 32_767;
 /** Excel's sheet size. */
 export const MAX_COLUMNS = 16_384;
 export const MAX_ROWS = 1_048_576;
+/** The records one sheet holds: a row each, below the header row. */
+export const MAX_RECORDS = MAX_ROWS - 1;
 
 // Characters XML 1.0 cannot carry (controls, U+FFFE/U+FFFF, lone surrogates), CR (XML parsers turn
 // CR LF into LF, so Excel writes it as _x000D_), and text that already looks like an escape.
