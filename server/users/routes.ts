@@ -77,13 +77,13 @@ export function adminRoutes(app: AppContext): Router {
       req.session.flash = req.t('flash.saved');
       res.redirect(303, '/admin/users');
     } catch (err) {
-      if (err instanceof UserError) {
-        return sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), errors: { _form: req.t(err.key) } }), 422);
-      }
+      // Why the row was not saved goes above the table (the page shows the users as they are now).
+      const refuse = (tableError: string, status: number) => sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), tableError }), status);
+      if (err instanceof UserError) return refuse(req.t(err.key), 422);
       if (err instanceof UserConflict) {
         const { current } = err;
-        return sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), errors: { _form: req.t('users.err_conflict', {
-          email: current.email, role: req.t(`role.${current.role}` as 'role.admin'), access: req.t(current.disabled ? 'users.disabled' : 'users.enabled') }) } }), 409);
+        return refuse(req.t('users.err_conflict', { email: current.email, role: req.t(`role.${current.role}` as 'role.admin'),
+          access: req.t(current.disabled ? 'users.disabled' : 'users.enabled') }), 409);
       }
       throw err;
     }

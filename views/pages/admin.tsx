@@ -9,8 +9,10 @@ import { AUDIT_TYPES, type AuditRow } from '../../server/audit/queries.ts';
 
 const ROLES = ['admin', 'expert', 'viewer'] as const;
 
-export function UsersPage({ ctx, users, values = {}, errors, invite }: {
+export function UsersPage({ ctx, users, values = {}, errors, tableError, invite }: {
   ctx: PageContext; users: UserRow[]; values?: { email?: string; name?: string; role?: string }; errors?: FieldErrors;
+  /** Why a row's change was not saved: shown above the table, not in the invitation form. */
+  tableError?: string;
   /** An invitation link just made: shown on this page only. */
   invite?: { email: string; link: string };
 }) {
@@ -30,6 +32,7 @@ export function UsersPage({ ctx, users, values = {}, errors, invite }: {
           <p class="hint">{t('users.invite_once')}</p>
         </div>
       )}
+      {tableError && <div class="alert" role="alert">{tableError}</div>}
       <table class="table">
         <thead><tr><th scope="col">{t('field.email')}</th><th scope="col">{t('field.name')}</th><th scope="col">{t('field.role')}</th><th scope="col">{t('users.state')}</th><th scope="col"><span class="sr-only">{t('users.actions')}</span></th></tr></thead>
         <tbody>
