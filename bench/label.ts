@@ -239,7 +239,11 @@ const NEXT_ITEM = /data-response="(\d+)"/;
 // ---------------------------------------------------------------------------------------------
 // Probe: SQL statements per request, counted on an in-process copy of the app (before the load)
 
-interface Probe { requests: number; statementsPerRequest: number; preparesPerRequest: number; transactionsPerRequest: number; top: [string, number][]; p50Ms: number; p99Ms: number }
+interface Probe {
+  requests: number; statementsPerRequest: number; preparesPerRequest: number; transactionsPerRequest: number; top: [string, number][]; p50Ms: number; p99Ms: number;
+  /** The answer's body (the next item's workspace fragment), median bytes of UTF-8. */
+  answerBytes: number;
+}
 
 async function probe(db: DB, s: Setup, ids: number[]): Promise<Probe> {
   const ctx = benchContext(db, { level: 'error' });
@@ -270,19 +274,21 @@ async function probe(db: DB, s: Setup, ids: number[]): Promise<Probe> {
     await expert.login(s.datasetId);
     counts.clear();
     prepares = 0;
-    const times: number[] = [];
+    const times: number[] = [], sizes: number[] = [];
     for (const id of ids) {
       expert.current = id;
       const start = process.hrtime.bigint();
       const res = await expert.request('POST', `/responses/${id}/label`, new URLSearchParams(labelBody(expert.csrf, s.criterionId, id)), expert.headers());
       times.push(ms(start));
       if (res.status !== 200 || !NEXT_ITEM.test(res.text)) throw new Error(`probe: label of ${id} answered ${res.status}: ${res.text.slice(0, 300)}`);
+      sizes.push(Buffer.byteLength(res.text));
+      if (process.env.BENCH_DUMP_ANSWER && id === ids[0]) fs.writeFileSync(process.env.BENCH_DUMP_ANSWER, res.text);
     }
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const transactions = [...counts.entries()].filter(([sql]) => sql.startsWith('BEGIN')).reduce((a, [, n]) => a + n, 0);
     const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([sql, n]): [string, number] => [sql.replace(/\s+/g, ' ').trim().slice(0, 110), n / ids.length]);
     return { requests: ids.length, statementsPerRequest: total / ids.length, preparesPerRequest: prepares / ids.length, transactionsPerRequest: transactions / ids.length, top,
-      p50Ms: median(times), p99Ms: percentile(times, 99) };
+      p50Ms: median(times), p99Ms: percentile(times, 99), answerBytes: median(sizes) };
   } finally {
     for (const [obj, m, fn] of saved) obj[m] = fn;
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -489,7 +495,7 @@ async function main(): Promise<void> {
     if (PROBE > 0) {
       probeResult = await probe(s.db, s, probeIds);
       console.log(`  probe: ${probeResult.statementsPerRequest.toFixed(1)} SQL statements, ${probeResult.transactionsPerRequest.toFixed(1)} transaction(s), ` +
-        `${probeResult.preparesPerRequest.toFixed(1)} prepare(s) per request; unloaded latency p50 ${probeResult.p50Ms.toFixed(2)} ms, p99 ${probeResult.p99Ms.toFixed(2)} ms`);
+        `${probeResult.preparesPerRequest.toFixed(1)} prepare(s) per request; unloaded latency p50 ${probeResult.p50Ms.toFixed(2)} ms, p99 ${probeResult.p99Ms.toFixed(2)} ms; answer ${(probeResult.answerBytes / 1024).toFixed(1)} KB`);
     }
     s.db.close();
     const compareDb = path.join(dir, 'compare.db');
@@ -731,7 +737,7 @@ async function main(): Promise<void> {
       serverWritesPerReq: { floor: floorWrites && { calls: +floorWrites.calls.toFixed(1), kb: +(floorWrites.bytes / 1024).toFixed(1) },
         goldset: goldWrites && { calls: +goldWrites.calls.toFixed(1), kb: +(goldWrites.bytes / 1024).toFixed(1) } },
       sql: probeResult && { statementsPerRequest: Number(probeResult.statementsPerRequest.toFixed(2)), transactionsPerRequest: probeResult.transactionsPerRequest,
-        preparesPerRequest: probeResult.preparesPerRequest, unloadedP50Ms: Number(probeResult.p50Ms.toFixed(2)), unloadedP99Ms: Number(probeResult.p99Ms.toFixed(2)),
+        preparesPerRequest: probeResult.preparesPerRequest, answerBytes: probeResult.answerBytes, unloadedP50Ms: Number(probeResult.p50Ms.toFixed(2)), unloadedP99Ms: Number(probeResult.p99Ms.toFixed(2)),
         statements: Object.fromEntries(probeResult.top.map(([sql, n]) => [sql, Number(n.toFixed(2))])) },
       nextQuery: { us: Number(nextQueryUs.toFixed(1)), plan, index: queueIndex },
       progressQuery: { us: Number(progressQueryUs.toFixed(1)), plan: progressPlan },
