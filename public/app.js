@@ -40,6 +40,21 @@
     if (e.target.matches && e.target.matches('[data-select-on-focus]')) e.target.select();
   });
 
+  // A page that answers a refused form opens at the refusal, wherever it is on the page (the Metrics
+  // page's prompt steps lie far below its top): a field's error puts the focus on the field (which it
+  // describes), a form's or a list's refusal takes the focus itself, so a screen reader reads it; either
+  // is scrolled into view when it is not.
+  document.addEventListener('DOMContentLoaded', function () {
+    var refusal = document.querySelector('form .alert[role="alert"], .field.has-error, [data-refusal]');
+    if (!refusal) return;
+    var target = refusal.classList.contains('field') ? refusal.querySelector('input, select, textarea') : refusal;
+    if (!target) return;
+    if (target === refusal) target.tabIndex = -1;
+    target.focus({ preventScroll: true });
+    var box = refusal.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) refusal.scrollIntoView({ block: 'center' });
+  });
+
   // Copy buttons (an invitation link shown once): visible only where this script runs and can copy.
   function showCopyButtons() {
     if (!navigator.clipboard) return;

@@ -1,5 +1,5 @@
 // Small shared pieces of form and list markup, so every form labels and reports errors the same way.
-import type { Children } from './jsx-runtime.ts';
+import { describeControl, type Children } from './jsx-runtime.ts';
 import type { FieldErrors } from '../server/http/forms.ts';
 import type { T } from '../server/i18n/index.ts';
 
@@ -16,14 +16,18 @@ interface FieldProps {
   id?: string | undefined;
 }
 
-/** A labelled control with its hint and its error beside it, wired up for screen readers. */
+/**
+ * A labelled control with its hint and its error beside it, wired up for screen readers: the control
+ * (the child whose id is `id`, `f-<name>` by default) is described by them and marked invalid with an error.
+ */
 export function Field({ name, label, errors, hint, children, id }: FieldProps) {
   const error = errors?.[name];
   const fieldId = id ?? `f-${name}`;
+  const messages = [hint ? `${fieldId}-hint` : '', error ? `${fieldId}-error` : ''].filter(Boolean).join(' ');
   return (
     <div class={error ? 'field has-error' : 'field'}>
       <label for={fieldId}>{label}</label>
-      {children}
+      {messages ? describeControl(children, fieldId, messages, Boolean(error)) : children}
       {hint && <p class="hint" id={`${fieldId}-hint`}>{hint}</p>}
       {error && <p class="error" id={`${fieldId}-error`} role="alert">{error}</p>}
     </div>

@@ -66,6 +66,23 @@ export function trustedHtml(html: SafeHtml): Html {
   return new Html(html);
 }
 
+/**
+ * `children` with the element whose id is `id` (a form control) given `aria-describedby` (the ids of
+ * the messages about it) and, when `invalid`, `aria-invalid="true"`: how Field (views/components.tsx)
+ * ties its control to its hint and error without every view writing those ids. The attributes go
+ * right after the control's ` id="…"`, which no text or attribute value can contain (both escape `"`);
+ * the control must not set them itself (test/unit/field-described.test.tsx checks the views). No
+ * element with that id: the children as they are.
+ */
+export function describeControl(children: Children, id: string, describedBy: string, invalid: boolean): Html {
+  const html = childHtml(children);
+  const anchor = ` id="${escapeText(id)}"`;
+  const at = html.indexOf(anchor);
+  if (at < 0) return new Html(html);
+  const end = at + anchor.length;
+  return new Html(`${html.slice(0, end)} aria-describedby="${escapeText(describedBy)}"${invalid ? ' aria-invalid="true"' : ''}${html.slice(end)}`);
+}
+
 /** The HTML of a child: text escaped, markup as it is, nothing for null, undefined and booleans. */
 function childHtml(child: unknown): string {
   if (typeof child === 'string') return escapeText(child);

@@ -9,6 +9,7 @@ export const enJudge = {
   'judge.preset_custom': 'Other OpenAI-compatible endpoint',
   'judge.base_url': 'Base URL',
   'judge.api_key': 'API key',
+  'judge.key_retype': 'The key you typed is not shown again: type it again before saving.',
   'judge.key_set': 'A key is stored. Leave empty to keep it; it is never shown.',
   'judge.key_not_set': 'No key stored. Local servers (Ollama, vLLM) may not need one.',
   'judge.clear_key': 'Remove the stored key',

@@ -135,6 +135,8 @@ export const en = {
   'users.state': 'State',
   'users.actions': 'Actions',
   'users.disabled': 'Disabled',
+  'users.role_of': 'Role of {email}',
+  'users.save_for': 'Save {email}',
   'users.enabled': 'Active',
   'users.err_conflict': 'Another admin changed {email} since you opened this page: now {role}, {access}. Nothing was saved; check the row and save again.',
   'users.invited': 'Invited',

@@ -11,6 +11,7 @@ export const zhJudge: Record<keyof typeof enJudge, string> = {
   'judge.preset_custom': '其他兼容 OpenAI 的接口',
   'judge.base_url': '接口地址（Base URL）',
   'judge.api_key': 'API Key',
+  'judge.key_retype': '你输入的 API Key 不会再次显示：保存前请重新输入。',
   'judge.key_set': '已保存密钥。留空则保持不变；密钥不会被显示。',
   'judge.key_not_set': '未保存密钥。本地服务（Ollama、vLLM）可能不需要。',
   'judge.clear_key': '删除已保存的密钥',

@@ -136,6 +136,8 @@ export const zh: Record<MessageKey, string> = {
   'users.state': '状态',
   'users.actions': '操作',
   'users.disabled': '已停用',
+  'users.role_of': '{email} 的角色',
+  'users.save_for': '保存 {email}',
   'users.enabled': '启用中',
   'users.err_conflict': '你打开此页面后，另一位管理员修改了 {email}：现在是{role}，{access}。未保存任何内容；请检查该行后再次保存。',
   'users.invited': '已邀请',

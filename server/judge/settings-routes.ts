@@ -8,7 +8,7 @@ import { sendDocument, sendHtml } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
 import { ConnectionResult, JudgeSettingsPage } from '../../views/pages/judge-settings.tsx';
 import { endpointOf, JudgeSettingsConflict, JudgeSettingsError } from './settings.ts';
-import { redactUrl } from '../redact.ts';
+import { redactUrl, urlHasCredentials } from '../redact.ts';
 import { BUILTIN_METRICS } from './metrics/index.ts';
 import { LIMITS } from '../limits.ts';
 
@@ -45,8 +45,12 @@ export function judgeSettingsRoutes(app: AppContext): Router {
     const form = parseForm(SettingsForm, req.body, req.t);
     // What was typed comes back, but never a credential: the URL redacted, the key field empty. After a
     // conflict the form is put on top of the version saved meanwhile (`version`); saving again is then a decision taken knowing it.
+    // A key that was typed is not shown again either: the form says so beside its field, or saving again would keep the stored one.
+    const keyTyped = typeof req.body?.api_key === 'string' && req.body.api_key.trim() !== '';
+    const typedUrl = String(req.body?.base_url ?? '');
     const rerender = (errors: Record<string, string>, status = 422, version?: number) => sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req),
-      settings: { ...app.judgeSettings.public(), ...req.body, base_url: redactUrl(String(req.body?.base_url ?? '')), ...(version === undefined ? {} : { version }) }, errors }), status);
+      settings: { ...app.judgeSettings.public(), ...req.body, base_url: redactUrl(typedUrl), url_has_credentials: urlHasCredentials(typedUrl), ...(version === undefined ? {} : { version }) },
+      errors: keyTyped ? { api_key: req.t('judge.key_retype'), ...errors } : errors }), status);
     if (!form.ok) return rerender(form.errors);
     try {
       app.judgeSettings.save(req.user!.id, { ...form.data, clear_key: form.data.clear_key === '1' });

@@ -78,7 +78,7 @@ export function adminRoutes(app: AppContext): Router {
       res.redirect(303, '/admin/users');
     } catch (err) {
       // Why the row was not saved goes above the table (the page shows the users as they are now).
-      const refuse = (tableError: string, status: number) => sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), tableError }), status);
+      const refuse = (tableError: string, status: number) => sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), tableError, flagged: id }), status);
       if (err instanceof UserError) return refuse(req.t(err.key), 422);
       if (err instanceof UserConflict) {
         const { current } = err;

@@ -2,11 +2,29 @@
 // downloaded browser), one context per person, and screenshots saved for a human to look at.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { beforeEach } from 'vitest';
 import type { T } from '../../server/i18n/index.ts';
 
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'screenshots');
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
+
+/**
+ * axe-core's violations on the page as it is now (after a POST too), one line each, named by `where`.
+ * axe is an injected script, which the app's CSP forbids: the page's context must bypass the CSP
+ * (`browser.newContext({ bypassCSP: true })`, given a person's cookies).
+ */
+export async function axeViolations(page: Page, where: string = page.url()): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async () => {
+    const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
+    return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
+  });
+  return found.map((v) => `${where}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({

@@ -5,17 +5,13 @@
 // the report and the reviewed context in Chinese. Screenshots land in screenshots/ for a human to look at.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { translator } from '../../server/i18n/index.ts';
 import { contextRows, GOLD, kindsOf, scriptJudge } from '../calibration/context-fixture.ts';
-import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure, watchErrors, logIn } from './browser.ts';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
+import { axeViolations, launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure, watchErrors, logIn } from './browser.ts';
 
 const en = translator('en');
 const zh = translator('zh');
@@ -45,12 +41,7 @@ describe('per-context calibration: label contexts, run context_precision, report
   /** Opens the page in a context sharing the admin's session with the CSP bypassed (axe is an injected script) and records every violation. */
   async function axe(url: string): Promise<void> {
     await axePage.goto(app.url + url);
-    await axePage.addScriptTag({ path: AXE });
-    const found = await axePage.evaluate(async () => {
-      const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
-      return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
-    });
-    for (const v of found) violations.push(`${url}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    violations.push(...await axeViolations(axePage, url));
   }
 
   async function personPage(locale: string): Promise<Page> {

@@ -7,17 +7,12 @@
 // its suggested pair and best threshold, the judge audit, the prompt lab, the export, the audit log.
 // Every main page is checked with axe-core (zero violations) in a context that bypasses the CSP
 // (axe is injected as a script, which the app's CSP forbids); screenshots land in screenshots/.
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { translator, type T } from '../../server/i18n/index.ts';
-import { launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
+import { axeViolations, launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
 
 for (const lang of ['en', 'zh'] as const) {
   const t: T = translator(lang);
@@ -49,12 +44,7 @@ for (const lang of ['en', 'zh'] as const) {
     /** Opens the page in the axe context (the admin's session, CSP bypassed) and records every violation. */
     async function axe(path: string): Promise<void> {
       await axePage.goto(app.url + path);
-      await axePage.addScriptTag({ path: AXE });
-      const found = await axePage.evaluate(async () => {
-        const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
-        return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
-      });
-      for (const v of found) violations.push(`${path}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+      violations.push(...await axeViolations(axePage, path));
     }
 
     beforeAll(async () => {

@@ -10,12 +10,8 @@ import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
 import { SHEET_EXPERT, seedSheetDataset } from '../labelsheet/seed.ts';
 import { fillSheet, readSheet, records } from '../labelsheet/sheet-helpers.ts';
-import { createRequire } from 'node:module';
 import { SHEET_ADMIN } from '../labelsheet/seed.ts';
-import { launchBrowser, newContext, screenshot, stopAtFirstFailure } from './browser.ts';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
+import { axeViolations, launchBrowser, newContext, screenshot, stopAtFirstFailure } from './browser.ts';
 
 const CHINESE_EXPERT = { email: 'wang.fang@example.com', name: '王芳', password: 'yet another long password' };
 
@@ -110,14 +106,7 @@ describe('offline labelling sheet', () => {
       await page.getByRole('button', { name: t('login.submit') }).click();
       await page.waitForURL('**/datasets');
       const violations: string[] = [];
-      const axe = async () => {
-        await page.addScriptTag({ path: AXE });
-        const found = await page.evaluate(async () => {
-          const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
-          return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
-        });
-        for (const v of found) violations.push(`${page.url()}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-      };
+      const axe = async () => { violations.push(...await axeViolations(page)); };
       await page.goto(`${app.url}/datasets/${ids.datasetId}/releases`);
       await page.getByLabel(t('release.tag')).fill(`2026-12-hr-${lang}`);
       await page.getByLabel(t('release.note')).fill(lang === 'en' ? 'First curated set for CI' : '第一版，供 CI 使用');

@@ -5,7 +5,6 @@
 // output as a few-shot example of a step labels cannot decide. Then the same pages in Chinese.
 // Screenshots land in screenshots/ for a human to look at.
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,10 +12,8 @@ import type { Browser, Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
-import { launchBrowser, newContext, screenshot, SCREENSHOT_DIR, stopAtFirstFailure, logIn } from './browser.ts';
+import { axeViolations, launchBrowser, newContext, screenshot, SCREENSHOT_DIR, stopAtFirstFailure, logIn } from './browser.ts';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-interface AxeViolation { id: string; help: string; nodes: { target: string[] }[] }
 const en = translator('en');
 const zh = translator('zh');
 const ADMIN = { email: 'ada@example.com', name: 'Ada Admin', password: 'correct horse battery' };
@@ -138,12 +135,7 @@ describe('Ragas round trip in the browser', () => {
       `/datasets/${datasetId}/prompt-lab?metric=faithfulness&step=nli&criterion=${criterion.id}`]) {
       await axePage.goto(app.url + url);
       await axePage.evaluate(() => { document.querySelectorAll("details").forEach((d) => { d.open = true; }); });
-      await axePage.addScriptTag({ path: AXE });
-      const found = await axePage.evaluate(async () => {
-        const w = window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } };
-        return (await w.axe.run(document, { resultTypes: ['violations'] })).violations;
-      });
-      for (const v of found) violations.push(`${url}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+      violations.push(...await axeViolations(axePage, url));
     }
     await axeContext.close();
     expect(violations).toEqual([]);

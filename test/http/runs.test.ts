@@ -201,6 +201,13 @@ describe('judge settings page', () => {
       expect((await bo.post('/settings/judge', { ...form, api_key: '', chat_model: 'gpt-4o-mini', version: version(late.text) })).status).toBe(303);
       expect(app.ctx.judgeSettings.effective()!.chat_model).toBe('gpt-4o-mini');
       expect(app.ctx.judgeSettings.effective()!.api_key).toBe(KEY);
+      // A key typed into a refused form is not shown again, and the form says so beside the key field.
+      const typed = await bo.post('/settings/judge', { ...form, api_key: 'sk-typed-by-bo-0123456789', chat_model: 'x', version: boSees });
+      expect(typed.status).toBe(409);
+      expect(typed.text).not.toContain('sk-typed-by-bo');
+      expect(typed.text).toContain('<input id="f-api_key" aria-describedby="f-api_key-hint f-api_key-error" aria-invalid="true"');
+      expect(typed.text).toContain('The key you typed is not shown again: type it again before saving.');
+      expect((await bo.post('/settings/judge', { ...form, api_key: '', chat_model: '', version: version(typed.text) })).text).not.toContain('f-api_key-error');
     } finally {
       await app.close();
     }

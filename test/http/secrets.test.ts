@@ -189,7 +189,7 @@ describe('the judge key and credentials in the base URL', () => {
     expect(page.text).not.toContain('hunter2secret');
     expect(page.text).not.toContain('url-key-0001');
     expect(page.text).toContain('tenant=hr');
-    const shown = /id="f-base_url" name="base_url" type="url" required value="([^"]+)"/.exec(page.text)![1]!.replace(/&amp;/g, '&');
+    const shown = /id="f-base_url"[^>]* name="base_url" type="url" required value="([^"]+)"/.exec(page.text)![1]!.replace(/&amp;/g, '&');
     expect((await admin.post('/settings/judge', form(shown))).status).toBe(303);
     expect(app.ctx.judgeSettings.effective()!.base_url).toBe(url);
     const audit = (app.ctx.db.prepare('SELECT before, after FROM audit_event').all() as { before: string; after: string }[]).map((e) => `${e.before}${e.after}`).join('');

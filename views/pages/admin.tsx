@@ -9,10 +9,12 @@ import { AUDIT_TYPES, type AuditRow } from '../../server/audit/queries.ts';
 
 const ROLES = ['admin', 'expert', 'viewer'] as const;
 
-export function UsersPage({ ctx, users, values = {}, errors, tableError, invite }: {
+export function UsersPage({ ctx, users, values = {}, errors, tableError, flagged, invite }: {
   ctx: PageContext; users: UserRow[]; values?: { email?: string; name?: string; role?: string }; errors?: FieldErrors;
   /** Why a row's change was not saved: shown above the table, not in the invitation form. */
   tableError?: string;
+  /** The user whose row that refusal is about: the row is marked. */
+  flagged?: number;
   /** An invitation link just made: shown on this page only. */
   invite?: { email: string; link: string };
 }) {
@@ -32,23 +34,23 @@ export function UsersPage({ ctx, users, values = {}, errors, tableError, invite 
           <p class="hint">{t('users.invite_once')}</p>
         </div>
       )}
-      {tableError && <div class="alert" role="alert">{tableError}</div>}
+      {tableError && <div class="alert" role="alert" data-refusal="true">{tableError}</div>}
       <table class="table">
         <thead><tr><th scope="col">{t('field.email')}</th><th scope="col">{t('field.name')}</th><th scope="col">{t('field.role')}</th><th scope="col">{t('users.state')}</th><th scope="col"><span class="sr-only">{t('users.actions')}</span></th></tr></thead>
         <tbody>
           {users.map((u) => (
-            <tr key={u.id} class={u.disabled ? 'muted' : ''}>
-              <td>{u.email}</td>
+            <tr key={u.id} class={[u.disabled ? 'muted' : '', u.id === flagged ? 'flagged' : ''].filter(Boolean).join(' ')}>
+              <th scope="row" id={`u-${u.id}`}>{u.email}</th>
               <td>{u.name}</td>
               <td>
-                <label class="sr-only" for={`role-${u.id}`}>{t('field.role')}</label>
+                <label class="sr-only" for={`role-${u.id}`}>{t('users.role_of', { email: u.email })}</label>
                 <select id={`role-${u.id}`} name="role" form={`user-${u.id}`}>
                   {ROLES.map((r) => <option value={r} selected={u.role === r}>{t(`role.${r}`)}</option>)}
                 </select>
               </td>
               <td>
                 <span class="checkbox">
-                  <input id={`disabled-${u.id}`} type="checkbox" name="disabled" value="1" checked={u.disabled === 1} form={`user-${u.id}`} />
+                  <input id={`disabled-${u.id}`} type="checkbox" name="disabled" value="1" checked={u.disabled === 1} form={`user-${u.id}`} aria-describedby={`u-${u.id}`} />
                   <label for={`disabled-${u.id}`}>{t('users.disabled')}</label>
                 </span>
                 {u.invited === 1 && <span class="badge">{t('users.invited')}</span>}
@@ -58,7 +60,7 @@ export function UsersPage({ ctx, users, values = {}, errors, tableError, invite 
                   <Csrf token={ctx.csrfToken} />
                   <input type="hidden" name="was_role" value={u.role} />
                   <input type="hidden" name="was_disabled" value={u.disabled ? '1' : '0'} />
-                  <button type="submit" class="btn small">{t('action.save')}</button>
+                  <button type="submit" class="btn small" aria-label={t('users.save_for', { email: u.email })}>{t('action.save')}</button>
                 </form>
                 {u.invited === 1 && u.disabled === 0 && (
                   <form method="post" action={`/admin/users/${u.id}/invite`} class="inline-form">

@@ -48,7 +48,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
         </div>
       )}
       {outcome?.errors && (
-        <div class="alert" role="alert" id="import-errors">
+        <div class="alert" role="alert" id="import-errors" data-refusal="true">
           <p><strong>{outcome.sheetFailed ? t('sheet.failed') : t('import.failed')}</strong></p>
           <ul>{outcome.errors.map((e) => <li>{e}</li>)}</ul>
           {outcome.moreErrors ? <p>{t('import.more_errors', { n: outcome.moreErrors })}</p> : null}
@@ -75,7 +75,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
               </select>
             </Field>
             <Field name="sheet" label={t('import.sheet')} errors={formErrors} hint={t('import.sheet_hint')}>
-              <input id="f-sheet" name="sheet" maxLength={MAX_SHEET_NAME} aria-describedby="f-sheet-hint" />
+              <input id="f-sheet" name="sheet" maxLength={MAX_SHEET_NAME} />
             </Field>
           </div>
           <fieldset>

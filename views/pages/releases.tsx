@@ -46,11 +46,10 @@ export function ReleasesPage({ ctx, dataset, releases, approved, canCreate, valu
               <FormError errors={errors} />
               <div class="row">
                 <Field name="tag" label={t('release.tag')} errors={errors} hint={t('release.tag_hint')}>
-                  <input id="f-tag" name="tag" required maxLength={LIMITS.releaseTag} pattern={`[A-Za-z0-9][A-Za-z0-9._\\-]{0,${LIMITS.releaseTag - 1}}`} value={values.tag ?? ''} class="mono"
-                    aria-describedby="f-tag-hint" />
+                  <input id="f-tag" name="tag" required maxLength={LIMITS.releaseTag} pattern={`[A-Za-z0-9][A-Za-z0-9._\\-]{0,${LIMITS.releaseTag - 1}}`} value={values.tag ?? ''} class="mono" />
                 </Field>
                 <Field name="note" label={t('release.note')} errors={errors} hint={t('release.note_hint')}>
-                  <input id="f-note" name="note" maxLength={LIMITS.releaseNote} value={values.note ?? ''} aria-describedby="f-note-hint" />
+                  <input id="f-note" name="note" maxLength={LIMITS.releaseNote} value={values.note ?? ''} />
                 </Field>
               </div>
               <div class="field checkbox"><input type="checkbox" id="f-responses" name="responses" value="1" checked={values.responses ?? true} />
