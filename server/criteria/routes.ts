@@ -84,9 +84,11 @@ export function criterionRoutes(app: AppContext): Router {
     if (!criterion) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(UpdateForm, req.body, req.t);
     const dataset = datasets.get(criterion.dataset_id)!;
-    const rerender = (errors: Record<string, string>, status = 422) =>
-      sendDocument(res, CriteriaPage({ ctx: pageContext(req), dataset, criteria: criteria.queries.allForDataset(dataset.id), errors }), status);
-    if (!form.ok) return rerender({ _form: `${criterion.name}: ${Object.values(form.errors).join(' ')}` });
+    // Why the change was refused goes into this criterion's form (not the new-criterion form below the list).
+    const typed = { options: typeof req.body?.options === 'string' ? req.body.options : undefined, guidelines: String(req.body?.guidelines ?? ''), archived: req.body?.archived === '1' };
+    const rerender = (error: string, status = 422) => sendDocument(res, CriteriaPage({ ctx: pageContext(req), dataset, criteria: criteria.queries.allForDataset(dataset.id),
+      refused: { criterionId: criterion.id, error, typed: status === 409 ? undefined : typed } }), status);
+    if (!form.ok) return rerender(Object.values(form.errors).join(' '));
     try {
       criteria.update(req.user!.id, criterion.id, form.data.version,
         { guidelines: form.data.guidelines, options: form.data.options, archived: form.data.archived === '1' });
@@ -96,9 +98,9 @@ export function criterionRoutes(app: AppContext): Router {
       if (err instanceof CriterionConflict) {
         app.log.info('criterion.conflict', { criterion: criterion.id, user: req.user!.id });
         // The page shows what the other person saved; what this person typed is quoted so nothing is lost.
-        return rerender({ _form: req.t('err.criterion_conflict', { name: criterion.name, guidelines: form.data.guidelines }) }, 409);
+        return rerender(req.t('err.criterion_conflict', { name: criterion.name, guidelines: form.data.guidelines }), 409);
       }
-      if (err instanceof CriterionError) return rerender({ _form: `${criterion.name}: ${req.t(err.key, err.params)}` });
+      if (err instanceof CriterionError) return rerender(req.t(err.key, err.params));
       throw err;
     }
   });

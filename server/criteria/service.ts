@@ -35,6 +35,8 @@ function validate(input: CriterionInput): CriterionInput {
   const long = input.options.find((o) => o.value.length > LIMITS.optionText || o.label.length > LIMITS.optionText);
   if (long) throw new CriterionError('err.limit_option_text', 'options', { limit: LIMITS.optionText });
   if (input.kind === 'categorical' && input.options.length < 2) throw new CriterionError('err.criterion_options', 'options');
+  // Given labels, a binary criterion takes exactly two (none: its dataset's yes/no, when created).
+  if (input.kind === 'binary' && input.options.length !== 0 && input.options.length !== 2) throw new CriterionError('err.binary_options', 'options');
   if (new Set(input.options.map((o) => o.value)).size !== input.options.length) throw new CriterionError('err.criterion_options_unique', 'options');
   if (input.kind === 'ordinal') {
     if (input.scale_min === null || input.scale_max === null || input.scale_min >= input.scale_max || input.scale_max - input.scale_min > LIMITS.scaleSteps - 1) {
@@ -92,8 +94,14 @@ export function criterionService(db: DB, audit: AuditQueries) {
           const kept = new Set(change.options.map((o) => o.value));
           if (before.options.some((o) => !kept.has(o.value)) && q.labelCount(id) > 0) throw new CriterionError('err.criterion_option_in_use', 'options');
           options = validate({ ...before, options: change.options }).options;
-        } else if (change.options && before.kind === 'binary' && change.options.length === 2) {
-          options = before.options.map((o, i) => ({ value: o.value, label: change.options![i]!.label }));
+        } else if (change.options && before.kind === 'binary') {
+          if (change.options.length !== 2) throw new CriterionError('err.binary_options', 'options');
+          validate({ ...before, options: change.options });
+          // The form shows `1 | yes` and `0 | no`: lines that keep those values are matched by value (in
+          // either order), plain labels by position (yes first).
+          const byValue = new Map(change.options.map((o) => [o.value, o.label]));
+          const valued = byValue.has('1') && byValue.has('0');
+          options = before.options.map((o, i) => ({ value: o.value, label: valued ? byValue.get(o.value)! : change.options![i]!.label }));
         }
         q.update(id, { guidelines: change.guidelines, options, archived: change.archived, version: before.version });
         const after = q.byId(id)!;

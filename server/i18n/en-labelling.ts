@@ -171,6 +171,7 @@ export const enLabelling = {
 
   'err.criterion_name': 'Use letters, digits, _ or - only.',
   'err.criterion_name_taken': 'This dataset already has a criterion with this name.',
+  'err.binary_options': 'A yes/no criterion has exactly two options, one per line: the label for yes (key 1), then the one for no (key 2).',
   'err.criterion_options': 'A categorical criterion needs at least two options.',
   'err.criterion_options_unique': 'Each option needs its own value.',
   'err.criterion_option_in_use': 'An option that labels already use cannot be removed.',

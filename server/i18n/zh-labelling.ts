@@ -172,6 +172,7 @@ export const zhLabelling: Record<keyof typeof enLabelling, string> = {
 
   'err.criterion_name': '只能使用字母、数字、_ 或 -。',
   'err.criterion_name_taken': '此评测集中已有同名的评判标准。',
+  'err.binary_options': '是/否类标准恰好有两个选项，每行一个：先写“是”的显示名（按键 1），再写“否”的显示名（按键 2）。',
   'err.criterion_options': '分类标准至少需要两个选项。',
   'err.criterion_options_unique': '每个选项的值必须不同。',
   'err.criterion_option_in_use': '已被标注使用的选项不能删除。',

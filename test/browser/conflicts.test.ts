@@ -1,5 +1,6 @@
 // Two admins editing the same thing at once, in a real browser, in English and Chinese: the later
-// save is refused (409) on the Users page, the Judge page and the Metrics page's prompt editor; the
+// save is refused (409) on the Users page, the Judge page, the Metrics page's prompt editor, a
+// criterion and a sample; the
 // refusal says what the other admin saved, is where the person who saved is looking, keeps what they
 // typed (except an API key, which is never shown again, and the form says so), and saving again then
 // works. Each refused page is checked with axe; every step is taken from the keyboard. The admin whose
@@ -48,6 +49,8 @@ for (const lang of ['en', 'zh'] as const) {
     let bo: Page;
     let datasetId = 0;
     let cyId = 0;
+    let criterionId = 0;
+    let sampleId = 0;
     const errors: string[] = [];
     const violations: string[] = [];
 
@@ -57,6 +60,10 @@ for (const lang of ['en', 'zh'] as const) {
       await app.ctx.users.createUser(first.id, { ...BO, role: 'admin' });
       cyId = (await app.ctx.users.createUser(first.id, { ...CY, role: 'expert' })).id;
       datasetId = app.ctx.datasets.create(first.id, { name: lang === 'en' ? 'HR answers' : '人事问答', description: '', language: lang, domain: '' }).id;
+      criterionId = app.ctx.criteria.create(first.id, datasetId, { name: 'correct', kind: 'binary', target: 'response', options: [], scale_min: null, scale_max: null,
+        guidelines: lang === 'en' ? 'Is the answer correct?' : '回答是否正确？' }).id;
+      sampleId = app.ctx.samples.create(first.id, datasetId, { question: lang === 'en' ? 'Which department is Zhang Wei in?' : '张伟是哪个部门的？',
+        ground_truth: lang === 'en' ? 'Research and teaching.' : '教研部。', reference_contexts: [], tags: [], source: '', notes: '' }).id;
       browser = await launchBrowser();
       const adaContext = await browser.newContext({ locale, bypassCSP: true, viewport: { width: 1280, height: 900 } });
       adaContext.setDefaultTimeout(15_000);
@@ -162,11 +169,61 @@ for (const lang of ['en', 'zh'] as const) {
       expect(app.ctx.prompts.versions(datasetId, 'faithfulness', 'nli')).toHaveLength(2);
     });
 
+    it('Criteria page: an edit over one saved meanwhile is refused in that criterion\'s form, quoting what was typed', async () => {
+      await ada.goto(`${app.url}/datasets/${datasetId}/criteria`);
+      await bo.goto(`${app.url}/datasets/${datasetId}/criteria`);
+      const guidelines = (page: Page) => page.locator(`#gl-${criterionId}`);
+      const save = (page: Page) => page.locator(`form[action="/criteria/${criterionId}"]`).getByRole('button', { name: t('action.save') });
+      await guidelines(bo).fill(lang === 'en' ? 'Correct and complete, as the handbook says.' : '正确且完整，以员工手册为准。');
+      await press(save(bo));
+      await bo.getByRole('status').filter({ hasText: t('flash.saved') }).waitFor();
+      const mine = lang === 'en' ? 'Correct, and it names the department.' : '正确，并说出部门名称。';
+      await guidelines(ada).fill(mine);
+      await press(save(ada));
+      const alert = ada.locator(`form[action="/criteria/${criterionId}"]`).getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toBe(t('err.criterion_conflict', { name: 'correct', guidelines: mine }));
+      expect(await inView(alert)).toBe(true);
+      expect(await focused(ada)).toBe(await alert.textContent());
+      expect(await guidelines(ada).inputValue()).toBe(app.ctx.criteria.get(criterionId)!.guidelines); // what Bo saved
+      violations.push(...await axeViolations(ada, 'Criteria page, refused'));
+      await screenshot(ada, `conflict-criterion-${lang}`);
+      await guidelines(ada).fill(mine);
+      await press(save(ada));
+      await ada.getByRole('status').filter({ hasText: t('flash.saved') }).waitFor();
+      expect(app.ctx.criteria.get(criterionId)!.guidelines).toBe(mine);
+    });
+
+    it('Sample page: an edit over one saved meanwhile is refused, showing theirs and keeping mine in the form', async () => {
+      await ada.goto(`${app.url}/samples/${sampleId}`);
+      await bo.goto(`${app.url}/samples/${sampleId}`);
+      const boTruth = lang === 'en' ? 'The research and teaching department (教研部).' : '教研部（研究与教学）。';
+      await bo.getByLabel(t('field.ground_truth')).fill(boTruth);
+      await press(bo.locator('#sample-form').getByRole('button', { name: t('action.save') }));
+      await bo.getByRole('status').filter({ hasText: t('flash.saved') }).waitFor();
+      const myQuestion = lang === 'en' ? 'Which department does Zhang Wei work in?' : '张伟在哪个部门工作？';
+      await ada.getByLabel(t('field.question')).fill(myQuestion);
+      await press(ada.locator('#sample-form').getByRole('button', { name: t('action.save') }));
+      const alert = ada.locator('#sample-form').getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toContain(t('err.conflict'));
+      expect(await alert.textContent()).toContain(boTruth);
+      expect(await inView(alert)).toBe(true);
+      expect(await focused(ada)).toBe(await alert.textContent());
+      expect(await ada.getByLabel(t('field.question')).inputValue()).toBe(myQuestion);
+      expect(app.ctx.samples.get(sampleId)!.ground_truth).toBe(boTruth);
+      violations.push(...await axeViolations(ada, 'Sample page, refused'));
+      await screenshot(ada, `conflict-sample-${lang}`);
+      await press(ada.locator('#sample-form').getByRole('button', { name: t('action.save') }));
+      await ada.getByRole('status').filter({ hasText: t('flash.saved') }).waitFor();
+      expect(app.ctx.samples.get(sampleId)!.question).toBe(myQuestion);
+    });
+
     it('has no axe violations on the refused pages and no script or CSP errors', () => {
       expect(violations).toEqual([]);
-      // The browser logs each refusal's status (409) as a failed resource: those three are the refusals this test made.
+      // The browser logs each refusal's status (409) as a failed resource: those five are the refusals this test made.
       const refusals = errors.filter((e) => e.includes('status of 409 (Conflict)'));
-      expect(refusals).toHaveLength(3);
+      expect(refusals).toHaveLength(5);
       expect(errors.filter((e) => !refusals.includes(e))).toEqual([]);
     });
   });

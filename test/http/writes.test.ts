@@ -172,6 +172,18 @@ describe('lost updates', () => {
     expect(stale.status).toBe(409);
     expect(stale.text).toContain('second guidelines');
     expect(app.ctx.criteria.get(c.id)!.guidelines).toBe('first guidelines');
+    // The reason is in that criterion's own form, which shows what the other person saved.
+    const ownForm = (html: string) => new RegExp(`<form method="post" action="/criteria/${c.id}">(.*?)</form>`, 's').exec(html)![1]!;
+    expect(ownForm(stale.text)).toContain('role="alert">Someone else saved');
+    expect(ownForm(stale.text)).toContain('>first guidelines</textarea>');
+    // An invalid change keeps what was typed in that form, and says why there.
+    const fresh = app.ctx.criteria.get(c.id)!;
+    const invalid = await admin.post(`/criteria/${c.id}`, { guidelines: 'kept guidelines', options: 'Yes\nNo\nMaybe', version: fresh.version });
+    expect(invalid.status).toBe(422);
+    expect(ownForm(invalid.text)).toContain('role="alert">A yes/no criterion has exactly two options');
+    expect(ownForm(invalid.text)).toContain('>Yes\nNo\nMaybe</textarea>');
+    expect(ownForm(invalid.text)).toContain('>kept guidelines</textarea>');
+    expect(app.ctx.criteria.get(c.id)!.guidelines).toBe('first guidelines');
 
     const v = app.ctx.datasets.get(d.id)!.version;
     const settings = { language: 'en', description: '', domain: '', version: v };

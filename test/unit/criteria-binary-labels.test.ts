@@ -28,6 +28,24 @@ describe('binary criteria without labels of their own', () => {
     expect(labels(zh, 'grounded')).toEqual(['1=有依据', '0=无依据']);
   });
 
+  it('take exactly two labels or none, from the form and an edit alike; an edit keeping the values 1 and 0 matches them in either order', () => {
+    const zh = dataset('zh');
+    const three = [{ value: '是', label: '是' }, { value: '否', label: '否' }, { value: '不确定', label: '不确定' }];
+    expect(() => env.ctx.criteria.create(null, zh, { ...binary, name: 'three', options: three })).toThrow(expect.objectContaining({ key: 'err.binary_options' }));
+    expect(() => env.ctx.criteria.create(null, zh, { ...binary, name: 'one', options: three.slice(0, 1) })).toThrow(expect.objectContaining({ key: 'err.binary_options' }));
+    const c = env.ctx.criteria.create(null, zh, { ...binary, name: 'correct', options: [] });
+    const admin = env.ctx.users.queries.insert({ email: 'admin@example.com', name: '', role: 'admin', password_hash: null });
+    expect(() => env.ctx.criteria.update(admin, c.id, c.version, { guidelines: '', options: three, archived: false }))
+      .toThrow(expect.objectContaining({ key: 'err.binary_options' }));
+    expect(labels(zh, 'correct')).toEqual(['1=是', '0=否']); // nothing changed
+    const renamed = env.ctx.criteria.update(admin, c.id, c.version, { guidelines: '', archived: false,
+      options: [{ value: '0', label: '无依据' }, { value: '1', label: '有依据' }] });
+    expect(labels(zh, 'correct')).toEqual(['1=有依据', '0=无依据']);
+    env.ctx.criteria.update(admin, c.id, renamed.version, { guidelines: '', archived: false,
+      options: [{ value: '对', label: '对' }, { value: '错', label: '错' }] });
+    expect(labels(zh, 'correct')).toEqual(['1=对', '0=错']);
+  });
+
   it('get them from an import: a list column (per-context) and a true/false column (inferred binary)', async () => {
     const zh = dataset('zh');
     const expert = env.ctx.users.queries.insert({ email: 'li@example.com', name: 'Li', role: 'expert', password_hash: null });

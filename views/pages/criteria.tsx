@@ -14,7 +14,20 @@ export function optionsText(c: Criterion): string {
   return c.options.map((o) => (o.value === o.label ? o.value : `${o.value} | ${o.label}`)).join('\n');
 }
 
-export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { ctx: PageContext; dataset: DatasetRow; criteria: Criterion[]; values?: CriterionFormValues; errors?: FieldErrors }) {
+/**
+ * A change to an existing criterion that was refused: why, shown in that criterion's own form, and
+ * what was typed (kept in the form when the change was invalid; after a conflict the form shows what
+ * the other person saved, and the reason quotes what was typed).
+ */
+export interface RefusedCriterionEdit {
+  criterionId: number;
+  error: string;
+  typed?: { options?: string | undefined; guidelines: string; archived: boolean } | undefined;
+}
+
+export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors, refused }: {
+  ctx: PageContext; dataset: DatasetRow; criteria: Criterion[]; values?: CriterionFormValues; errors?: FieldErrors; refused?: RefusedCriterionEdit;
+}) {
   const { t } = ctx;
   const canWrite = can(ctx.user?.role, 'expert');
   return (
@@ -23,7 +36,10 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { 
       <h1>{t('criteria.title')}</h1>
       <p class="lead">{t('criteria.lead')}</p>
       {criteria.length === 0 && <p class="empty-row">{t('criteria.none')}</p>}
-      {criteria.map((c) => (
+      {criteria.map((c) => {
+        const mine = refused?.criterionId === c.id ? refused : undefined;
+        const typed = mine?.typed;
+        return (
         <section class={c.archived ? 'card muted' : 'card'} key={c.id}>
           <h2>{c.name} <span class="badge">{t(`kind.${c.kind}`)}</span> <span class="badge">{t(`target.${c.target}`)}</span>
             {c.kind === 'ordinal' && <span class="badge">{c.scale_min}–{c.scale_max}</span>}{c.archived ? <span class="badge">{t('datasets.archived')}</span> : null}</h2>
@@ -31,18 +47,19 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { 
             <form method="post" action={`/criteria/${c.id}`}>
               <Csrf token={ctx.csrfToken} />
               <input type="hidden" name="version" value={c.version} />
+              {mine && <div class="alert" role="alert">{mine.error}</div>}
               {(c.kind === 'categorical' || c.kind === 'binary') && (
                 <div class="field">
                   <label for={`opt-${c.id}`}>{t('field.options')}</label>
-                  <textarea id={`opt-${c.id}`} name="options" rows={Math.max(2, c.options.length)}>{optionsText(c)}</textarea>
+                  <textarea id={`opt-${c.id}`} name="options" rows={Math.max(2, c.options.length)}>{typed?.options ?? optionsText(c)}</textarea>
                   <p class="hint">{t(c.kind === 'binary' ? 'hint.binary_options' : 'hint.options')}</p>
                 </div>
               )}
               <div class="field">
                 <label for={`gl-${c.id}`}>{t('field.guidelines')}</label>
-                <textarea id={`gl-${c.id}`} name="guidelines" rows={3}>{c.guidelines}</textarea>
+                <textarea id={`gl-${c.id}`} name="guidelines" rows={3}>{typed?.guidelines ?? c.guidelines}</textarea>
               </div>
-              <div class="field checkbox"><input id={`arch-${c.id}`} type="checkbox" name="archived" value="1" checked={c.archived === 1} /><label for={`arch-${c.id}`}>{t('criteria.archive')}</label></div>
+              <div class="field checkbox"><input id={`arch-${c.id}`} type="checkbox" name="archived" value="1" checked={typed ? typed.archived : c.archived === 1} /><label for={`arch-${c.id}`}>{t('criteria.archive')}</label></div>
               <button class="btn small" type="submit">{t('action.save')}</button>
             </form>
           ) : (
@@ -52,7 +69,8 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors }: { 
             </>
           )}
         </section>
-      ))}
+        );
+      })}
       {canWrite && (
         <section class="card" aria-labelledby="new-criterion">
           <h2 id="new-criterion">{t('criteria.new')}</h2>
