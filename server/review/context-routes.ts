@@ -8,36 +8,27 @@ import type { AppContext } from '../app-context.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { idParam } from '../datasets/routes.ts';
 import { inDataset } from '../datasets/scoped.ts';
-import { parseForm, type FieldErrors } from '../http/forms.ts';
+import type { FieldErrors } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
-import { redirectAfterPost, sendDocument } from '../http/render.ts';
+import { sendDocument } from '../http/render.ts';
 import { can, requireRole, requireUser } from '../http/security.ts';
 import type { RunRow } from '../judge/run-queries.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { isContextPrecisionMetric } from '../calibration/context-service.ts';
 import { compareContext } from '../calibration/report-context.ts';
-import { LabelConflict } from '../labels/service.ts';
 import { systemNames } from '../responses/queries.ts';
 import { ContextItemPage, ContextQueuePage, type ContextItemModel } from '../../views/pages/review-context.tsx';
 import {
   buildContextQueue, contextReviewQueries, contextStateQuery, ContextVerdictConflict, readContextState, type ContextQueueState,
 } from './context-queue.ts';
-import { NOTE_MAX, parseTrace } from './routes.ts';
-import { reviewQueries, VERDICTS } from './queue.ts';
-import { reviewText } from './text.ts';
-import { goldCorrection } from './correction.ts';
+import { parseTrace } from './routes.ts';
+import { reviewQueries } from './queue.ts';
+import { recordDecision, verdictForm } from './decision.ts';
 
 const PAGE = 50;
 
-const VerdictForm = z.object({
-  verdict: z.enum(VERDICTS, { error: 'review.err_verdict' }),
-  note: z.string({ error: 'err.invalid' }).trim().max(NOTE_MAX, { error: 'review.err_note_long' }).default(''),
-  gold: z.enum(['', '1', '0'], { error: 'review.err_gold' }).default(''),
-  next: z.string().optional(),
-  // The versions the form showed of this context's verdict and of its gold value's adjudication (0: none yet).
-  verdict_version: z.coerce.number().int().min(0).catch(0),
-  gold_version: z.coerce.number().int().min(0).catch(0),
-});
+// A corrected gold value of a context: relevant (1) or not (0).
+const VerdictForm = verdictForm(z.enum(['', '1', '0'], { error: 'review.err_gold' }).default(''));
 
 export function contextReviewRoutes(app: AppContext): Router {
   const r = Router();
@@ -158,38 +149,16 @@ export function contextReviewRoutes(app: AppContext): Router {
     if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
     const { run, dataset, response, index, state } = loaded;
     const criterion = state.criterion;
-    if (dataset.archived) return sendError(req, res, 409, req.t('err.dataset_archived'));
-    const rt = reviewText(req.t);
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const values = { verdict: typeof body.verdict === 'string' ? body.verdict : '', note: typeof body.note === 'string' ? body.note : '', gold: typeof body.gold === 'string' ? body.gold : '' };
-    const form = parseForm(VerdictForm, body, req.t);
-    const invalid = (errors: FieldErrors, status = 422) => renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_form'), ...errors } }, status);
-    if (!form.ok) return invalid(form.errors);
-    const { verdict, note } = form.data;
-
-    // A corrected gold value (review/correction.ts).
-    const decided = goldCorrection(app, req, criterion, { responseId: response.id, contextIndex: index, datasetId: dataset.id }, form.data, true);
-    if ('forbidden' in decided) return sendError(req, res, 403, req.t('err.not_adjudicator'));
-    if ('errors' in decided) return invalid(decided.errors);
-    const correction = decided.value;
-
-    try {
-      app.db.transaction(() => {
-        q.set(req.user!.id, { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, context_index: index, verdict, note },
-          form.data.verdict_version);
-        if (correction !== null) labels.adjudicate(req.user!.id, criterion, response.id, index, correction, note, form.data.gold_version);
-      })();
-    } catch (err) {
-      if (!(err instanceof ContextVerdictConflict || err instanceof LabelConflict)) throw err;
-      // Someone else decided meanwhile: the page shows what they recorded and keeps this reviewer's choice in the form.
-      app.log.info('review.context_conflict', { run: run.id, response: response.id, context: index, user: req.user!.id });
-      return renderItem(req, res, loaded, { values, errors: { _form: req.t('ctxr.err_conflict') } }, 409);
-    }
-    app.log.info('review.context_verdict', { run: run.id, response: response.id, context: index, criterion: criterion.id, verdict, corrected: correction !== null, user: req.user!.id });
-    req.session.flash = rt(correction !== null ? 'review.flash_corrected' : 'review.flash_saved');
-    const base = `/runs/${run.id}/review/contexts`;
-    const to = form.data.next !== '1' ? `/${response.id}/${index + 1}` : loaded.next ? `/${loaded.next.rid}/${loaded.next.rank}` : '';
-    redirectAfterPost(req, res, `${base}${to}?${contextStateQuery(state)}`);
+    recordDecision(app, req, res, VerdictForm, {
+      criterion, datasetId: dataset.id, archived: Boolean(dataset.archived), responseId: response.id, contextIndex: index, correctable: true,
+      setVerdict: (user, verdict, note, version) => q.set(user,
+        { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, context_index: index, verdict, note }, version),
+      isConflict: (err) => err instanceof ContextVerdictConflict,
+      conflictMessage: req.t('ctxr.err_conflict'),
+      render: (extra, status) => renderItem(req, res, loaded, extra, status),
+      after: (saveAndNext) => `/runs/${run.id}/review/contexts${!saveAndNext ? `/${response.id}/${index + 1}` : loaded.next ? `/${loaded.next.rid}/${loaded.next.rank}` : ''}?${contextStateQuery(state)}`,
+      log: { conflict: 'review.context_conflict', saved: 'review.context_verdict', item: { run: run.id, response: response.id, context: index } },
+    });
   });
 
   return r;

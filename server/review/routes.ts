@@ -7,37 +7,28 @@ import type { AppContext } from '../app-context.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { idParam } from '../datasets/routes.ts';
-import { parseForm, type FieldErrors } from '../http/forms.ts';
+import type { FieldErrors } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
-import { redirectAfterPost, sendDocument } from '../http/render.ts';
+import { sendDocument } from '../http/render.ts';
 import { can, requireRole, requireUser } from '../http/security.ts';
 import type { RunRow } from '../judge/run-queries.ts';
 import type { Trace } from '../judge/types.ts';
 import { boundTrace } from '../judge/stored-trace.ts';
 import { ReviewItemPage, ReviewQueuePage, type ReviewItem } from '../../views/pages/review.tsx';
-import { keptComparison, neighbours, queueFrom, reviewQueries, VERDICTS, type Queue } from './queue.ts';
+import { keptComparison, neighbours, queueFrom, reviewQueries, type Queue } from './queue.ts';
 import { readState, stateQuery, type QueueState } from './state.ts';
 import { holdoutPart } from '../calibration/holdout.ts';
 import { reviewText } from './text.ts';
-import { goldCorrection } from './correction.ts';
+import { recordDecision, verdictForm } from './decision.ts';
 import { systemNames } from '../responses/queries.ts';
 import { LIMITS } from '../limits.ts';
 import { inDataset } from '../datasets/scoped.ts';
 import { pairById, VerdictConflict } from '../calibration/service.ts';
-import { LabelConflict } from '../labels/service.ts';
 
 const PAGE = 50;
-export const NOTE_MAX = LIMITS.note;
 
-const VerdictForm = z.object({
-  verdict: z.enum(VERDICTS, { error: 'review.err_verdict' }),
-  note: z.string({ error: 'err.invalid' }).trim().max(NOTE_MAX, { error: 'review.err_note_long' }).default(''),
-  gold: z.string({ error: 'err.invalid' }).max(LIMITS.labelValue, { error: 'review.err_gold' }).default(''),
-  next: z.string().optional(),
-  // The versions the form showed of the verdict and of the gold value's adjudication (0: none yet).
-  verdict_version: z.coerce.number().int().min(0).catch(0),
-  gold_version: z.coerce.number().int().min(0).catch(0),
-});
+// A corrected gold value of an answer: any value of the criterion (correction.ts checks it).
+const VerdictForm = verdictForm(z.string({ error: 'err.invalid' }).max(LIMITS.labelValue, { error: 'review.err_gold' }).default(''));
 
 export function parseTrace(json: string | null): Trace | null {
   if (!json) return null;
@@ -160,38 +151,18 @@ export function reviewRoutes(app: AppContext): Router {
     if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
     const { run, dataset, response, state } = loaded;
     const criterion = state.criterion;
-    if (dataset.archived) return sendError(req, res, 409, req.t('err.dataset_archived'));
-    const rt = reviewText(req.t);
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const values = { verdict: typeof body.verdict === 'string' ? body.verdict : '', note: typeof body.note === 'string' ? body.note : '', gold: typeof body.gold === 'string' ? body.gold : '' };
-    const form = parseForm(VerdictForm, body, req.t);
-    const invalid = (errors: FieldErrors) => renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_form'), ...errors } }, 422);
-    if (!form.ok) return invalid(form.errors);
-    const { verdict, note } = form.data;
-
-    // A corrected gold value (review/correction.ts); never for numeric criteria.
-    const decided = goldCorrection(app, req, criterion, { responseId: response.id, contextIndex: -1, datasetId: dataset.id }, form.data, criterion.kind !== 'numeric');
-    if ('forbidden' in decided) return sendError(req, res, 403, req.t('err.not_adjudicator'));
-    if ('errors' in decided) return invalid(decided.errors);
-    const correction = decided.value;
-
-    try {
-      app.db.transaction(() => {
-        calibration.setVerdict(req.user!.id, { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, verdict, note },
-          form.data.verdict_version);
-        if (correction !== null) labels.adjudicate(req.user!.id, criterion, response.id, -1, correction, note, form.data.gold_version);
-      })();
-    } catch (err) {
-      if (!(err instanceof VerdictConflict || err instanceof LabelConflict)) throw err;
-      // Someone else decided meanwhile: the page shows what they recorded, and keeps this reviewer's choice in the form.
-      app.log.info('review.conflict', { run: run.id, response: response.id, user: req.user!.id });
-      return renderItem(req, res, loaded, { values, errors: { _form: rt('review.err_conflict') } }, 409);
-    }
-    app.log.info('review.verdict', { run: run.id, response: response.id, criterion: criterion.id, verdict, corrected: correction !== null, user: req.user!.id });
-    req.session.flash = rt(correction !== null ? 'review.flash_corrected' : 'review.flash_saved');
-    // "Save and next": the item after this one in the queue as it was before saving; the queue itself after the last one.
-    const to = form.data.next !== '1' ? `/${response.id}` : loaded.next !== undefined ? `/${loaded.next}` : '';
-    redirectAfterPost(req, res, `/runs/${run.id}/review${to}?${stateQuery(state)}`);
+    recordDecision(app, req, res, VerdictForm, {
+      criterion, datasetId: dataset.id, archived: Boolean(dataset.archived), responseId: response.id, contextIndex: -1,
+      correctable: criterion.kind !== 'numeric',
+      setVerdict: (user, verdict, note, version) => calibration.setVerdict(user,
+        { dataset_id: dataset.id, run_id: run.id, response_id: response.id, criterion_id: criterion.id, verdict, note }, version),
+      isConflict: (err) => err instanceof VerdictConflict,
+      conflictMessage: reviewText(req.t)('review.err_conflict'),
+      render: (extra, status) => renderItem(req, res, loaded, extra, status),
+      // "Save and next": the item after this one in the queue as it was before saving; the queue itself after the last one.
+      after: (saveAndNext) => `/runs/${run.id}/review${!saveAndNext ? `/${response.id}` : loaded.next !== undefined ? `/${loaded.next}` : ''}?${stateQuery(state)}`,
+      log: { conflict: 'review.conflict', saved: 'review.verdict', item: { run: run.id, response: response.id } },
+    });
   });
 
   return r;

@@ -12,7 +12,7 @@ import { PARTS, VERDICT_FILTERS, type VerdictFilter } from '../../server/review/
 import { contextStateQuery, DIRECTIONS, type ContextQueueItem, type ContextQueueState, type ContextVerdictRow, type Direction } from '../../server/review/context-queue.ts';
 import { reviewText } from '../../server/review/text.ts';
 import { VerdictForm } from './review-verdict-form.tsx';
-import { Crumbs, filterLabel, TraceSteps, VerdictBadge } from './review.tsx';
+import { Crumbs, CurrentVerdict, ExpertLabels, filterLabel, TraceSteps, VerdictBadge, type ExpertLabel } from './review.tsx';
 
 const TEXT_CHARS = 160;
 
@@ -117,7 +117,7 @@ export interface ContextItemModel {
   computation: string | null;
   /** The judge's call for this context, as sent and answered. */
   step: TraceStep | null;
-  experts: { email: string; value: string | null; rationale: string; submitted_at: string | null }[];
+  experts: ExpertLabel[];
   adjudication: { by: string; reason: string; version: number } | null;
   verdict: ContextVerdictRow | null;
 }
@@ -180,24 +180,11 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
             {item.score && <p><a href={`/runs/${run.id}/scores/${response.id}`}>{r('review.full_trace')}</a></p>}
           </section>
 
-          <section class="card" aria-labelledby="expert-labels">
-            <h2 id="expert-labels">{r('review.expert_labels')}</h2>
-            {item.experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : item.experts.map((e) => (
-              <div class="rationale">
-                <p><strong>{e.value === null ? <span class="sub">{r('review.no_value')}</span> : <Relevance ctx={ctx} value={e.value} />}</strong> <span class="sub">{e.email}{e.submitted_at ? ` · ${e.submitted_at.slice(0, 16).replace('T', ' ')}` : ''}</span></p>
-                {e.rationale && <p><strong>{t('field.rationale')}:</strong> {e.rationale}</p>}
-              </div>
-            ))}
-          </section>
+          <ExpertLabels ctx={ctx} experts={item.experts} show={(v) => <Relevance ctx={ctx} value={v} />} />
 
           <section class="card" aria-labelledby="verdict-heading">
             <h2 id="verdict-heading">{r('review.current_verdict')}</h2>
-            {item.verdict ? (
-              <>
-                <p><VerdictBadge r={r} verdict={item.verdict.verdict} /> <span class="sub">{r('review.verdict_by', { who: item.verdict.reviewer_email, at: item.verdict.updated_at.slice(0, 16).replace('T', ' ') })}</span></p>
-                {item.verdict.note && <p class="rationale">{item.verdict.note}</p>}
-              </>
-            ) : <p class="sub">{r('review.no_verdict')}</p>}
+            <CurrentVerdict r={r} verdict={item.verdict} />
             {dataset.archived ? <p class="hint">{r('review.archived')}</p> : !canRecord ? <p class="hint">{r('review.read_only')}</p> : (
               <VerdictForm ctx={ctx} action={`${base}/${response.id}/${here.rank}?${query}`} prefix="cv" chosen={chosen} note={note} errors={errors}
                 versions={{ verdict: item.verdict?.version ?? 0, gold: item.adjudication?.version ?? 0 }}

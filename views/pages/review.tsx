@@ -50,6 +50,34 @@ export function VerdictBadge({ r, verdict }: { r: RT; verdict: Verdict | undefin
   return verdict ? <span class={BADGE[verdict]}>{r(`review.verdict_${verdict}`)}</span> : <span class="badge">{r('review.unreviewed')}</span>;
 }
 
+/** The experts' labels of the item with their rationales (or why there are none); `show` words a value. */
+export function ExpertLabels({ ctx, experts, hidden = false, show }: { ctx: PageContext; experts: ExpertLabel[]; hidden?: boolean; show: (value: string) => Children }) {
+  const { t } = ctx;
+  const r = reviewText(t);
+  return (
+    <section class="card" aria-labelledby="expert-labels">
+      <h2 id="expert-labels">{r('review.expert_labels')}</h2>
+      {hidden ? <p class="sub">{t('response.hidden')}</p> : experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : experts.map((e) => (
+        <div class="rationale">
+          <p><strong>{e.value === null ? <span class="sub">{r('review.no_value')}</span> : show(e.value)}</strong> <span class="sub">{e.email}{e.submitted_at ? ` · ${e.submitted_at.slice(0, 16).replace('T', ' ')}` : ''}</span></p>
+          {e.rationale && <p><strong>{t('field.rationale')}:</strong> {e.rationale}</p>}
+          {e.corrected_answer && <p><strong>{t('field.corrected_answer')}:</strong> {e.corrected_answer}</p>}
+        </div>
+      ))}
+    </section>
+  );
+}
+
+/** The verdict recorded on the item (who, when, the note), or that there is none yet. */
+export function CurrentVerdict({ r, verdict }: { r: RT; verdict: { verdict: Verdict; reviewer_email: string; updated_at: string; note: string } | null | undefined }) {
+  return verdict ? (
+    <>
+      <p><VerdictBadge r={r} verdict={verdict.verdict} /> <span class="sub">{r('review.verdict_by', { who: verdict.reviewer_email, at: verdict.updated_at.slice(0, 16).replace('T', ' ') })}</span></p>
+      {verdict.note && <p class="rationale">{verdict.note}</p>}
+    </>
+  ) : <p class="sub">{r('review.no_verdict')}</p>;
+}
+
 export function Crumbs({ ctx, dataset, run, tail }: { ctx: PageContext; dataset: DatasetRow; run: RunRow; tail: Children }) {
   const { t } = ctx;
   return (
@@ -225,7 +253,8 @@ export function TraceSteps({ ctx, r, steps, metricKey }: { ctx: PageContext; r: 
   );
 }
 
-export interface ExpertLabel { email: string; value: string | null; rationale: string; corrected_answer: string; submitted_at: string | null }
+/** An expert's submitted label of the item under review (a context's has no corrected answer). */
+export interface ExpertLabel { email: string; value: string | null; rationale: string; corrected_answer?: string; submitted_at: string | null }
 
 export interface ReviewItem {
   response: ResponseWithSample;
@@ -306,25 +335,11 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
             {item.score && <p><a href={`/runs/${run.id}/scores/${response.id}`}>{r('review.full_trace')}</a></p>}
           </section>
 
-          <section class="card" aria-labelledby="expert-labels">
-            <h2 id="expert-labels">{r('review.expert_labels')}</h2>
-            {item.hidden ? <p class="sub">{t('response.hidden')}</p> : item.experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : item.experts.map((e) => (
-              <div class="rationale">
-                <p><strong>{e.value === null ? <span class="sub">{r('review.no_value')}</span> : valueLabel(criterion, e.value)}</strong> <span class="sub">{e.email}{e.submitted_at ? ` · ${e.submitted_at.slice(0, 16).replace('T', ' ')}` : ''}</span></p>
-                {e.rationale && <p><strong>{t('field.rationale')}:</strong> {e.rationale}</p>}
-                {e.corrected_answer && <p><strong>{t('field.corrected_answer')}:</strong> {e.corrected_answer}</p>}
-              </div>
-            ))}
-          </section>
+          <ExpertLabels ctx={ctx} experts={item.experts} hidden={item.hidden} show={(v) => valueLabel(criterion, v)} />
 
           <section class="card" aria-labelledby="verdict-heading">
             <h2 id="verdict-heading">{r('review.current_verdict')}</h2>
-            {item.verdict ? (
-              <>
-                <p><VerdictBadge r={r} verdict={item.verdict.verdict} /> <span class="sub">{r('review.verdict_by', { who: item.verdict.reviewer_email, at: item.verdict.updated_at.slice(0, 16).replace('T', ' ') })}</span></p>
-                {item.verdict.note && <p class="rationale">{item.verdict.note}</p>}
-              </>
-            ) : <p class="sub">{r('review.no_verdict')}</p>}
+            <CurrentVerdict r={r} verdict={item.verdict} />
             {item.verdict?.verdict === 'ambiguous' && <p><a href={guidelines}>{r('review.guidelines_link', { criterion: criterion.name })}</a></p>}
             {dataset.archived ? <p class="hint">{r('review.archived')}</p> : !canRecord ? <p class="hint">{r('review.read_only')}</p> : (
               <VerdictForm ctx={ctx} action={`${base}/${response.id}?${q}`} prefix="rv" chosen={chosen} note={note} errors={errors}
