@@ -213,7 +213,7 @@
       document.open(); document.write(xhr.responseText); document.close();
       history.replaceState(null, '', form.action);
     };
-    xhr.onerror = function () { button.disabled = false; status.textContent = 'Network error'; };
+    xhr.onerror = function () { button.disabled = false; bar.hidden = true; status.textContent = form.dataset.failed; };
     button.disabled = true;
     xhr.send(new FormData(form));
   });

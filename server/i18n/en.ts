@@ -163,6 +163,7 @@ export const en = {
   'import.submit': 'Import',
   'import.uploading': 'Uploading… {pct}%',
   'import.processing': 'Checking and importing rows…',
+  'import.upload_failed': 'The upload did not reach the server (the connection broke). Nothing was imported; choose the file and try again.',
   'import.all_or_nothing': 'All or nothing: a file with a bad row imports nothing.',
   'import.done': 'Imported {rows} rows: {created} new samples, {matched} matched existing samples.',
   'import.differs': '{n} rows match an existing question but differ from it; the existing samples were kept. Rows: {lines}',

@@ -164,6 +164,7 @@ export const zh: Record<MessageKey, string> = {
   'import.submit': '导入',
   'import.uploading': '正在上传… {pct}%',
   'import.processing': '正在检查并导入数据…',
+  'import.upload_failed': '上传未能到达服务器（连接中断），未导入任何内容；请重新选择文件再试。',
   'import.all_or_nothing': '全部成功或全部不导入：只要有一行有问题，就不会导入任何数据。',
   'import.done': '已导入 {rows} 行：新增 {created} 个样本，{matched} 行匹配到已有样本。',
   'import.differs': '{n} 行与已有问题相同但内容不同，已保留原样本。行号：{lines}',

@@ -339,4 +339,18 @@ describe('uploading a file to import', () => {
     expect(app.ctx.samples.queries.list({ datasetId }, { limit: 1, offset: 0 }).total).toBe(3000);
     await screenshot(page, '09-import-done');
   });
+
+  it('says in the page\'s language when an upload breaks off, and lets it be sent again', async () => {
+    const file = `${app.dir}/broken.jsonl`;
+    fs.writeFileSync(file, JSON.stringify({ user_input: 'Which documents on the first day?', reference: 'ID card.' }));
+    const before = app.ctx.samples.queries.list({ datasetId }, { limit: 1, offset: 0 }).total;
+    await page.goto(`${app.url}/datasets/${datasetId}/import`);
+    await page.getByLabel('File', { exact: true }).setInputFiles(file);
+    await page.route(`**/datasets/${datasetId}/import`, (route) => (route.request().method() === 'POST' ? route.abort('connectionreset') : route.continue()));
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.locator('.upload-status').getByText('The upload did not reach the server (the connection broke). Nothing was imported; choose the file and try again.').waitFor();
+    expect(await page.getByRole('button', { name: 'Import' }).isEnabled()).toBe(true);
+    await page.unroute(`**/datasets/${datasetId}/import`);
+    expect(app.ctx.samples.queries.list({ datasetId }, { limit: 1, offset: 0 }).total).toBe(before);
+  });
 });

@@ -59,7 +59,7 @@ export function ImportPage({ ctx, dataset, users, outcome, formErrors }: { ctx: 
         <p class="hint">{t('import.all_or_nothing')}</p>
         {/* The upload's progress is written by public/app.js into this message, where it says {pct}. */}
         <form method="post" action={`/datasets/${dataset.id}/import`} enctype="multipart/form-data" data-upload
-          data-uploading={t('import.uploading', { pct: '{pct}' })} data-processing={t('import.processing')}>
+          data-uploading={t('import.uploading', { pct: '{pct}' })} data-processing={t('import.processing')} data-failed={t('import.upload_failed')}>
           <Csrf token={ctx.csrfToken} />
           <div class="row">
             <Field name="file" label={t('import.file')} errors={formErrors}>
