@@ -191,6 +191,19 @@
     if (target) target.focus();
   });
 
+  // A request made without a page load that got no answer at all (the connection broke, the server
+  // restarting) changes nothing on the page: say so, in the page's language (layout.tsx), until the
+  // next request that is answered. An answer with an error status is swapped in and speaks for itself.
+  document.addEventListener('htmx:error', function (e) {
+    var ctx = e.detail && e.detail.ctx;
+    var box = document.getElementById('request-failed');
+    if (box && ctx && !ctx.response) box.hidden = false;
+  });
+  document.addEventListener('htmx:after:request', function () {
+    var box = document.getElementById('request-failed');
+    if (box) box.hidden = true;
+  });
+
   // fetch() cannot report upload progress, so uploads go through XMLHttpRequest with a progress bar.
   document.addEventListener('submit', function (e) {
     var form = e.target;

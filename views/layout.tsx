@@ -71,6 +71,8 @@ export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title
           {ctx.flash && <div class="flash" role="status">{ctx.flash}</div>}
           {children}
         </main>
+        {/* Shown by app.js when a request made without a page load got no answer (the connection broke, the server restarting). */}
+        <div id="request-failed" class="alert toast" role="alert" hidden>{t('err.request_failed')}</div>
       </body>
     </html>
   );

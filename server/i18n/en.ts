@@ -212,6 +212,7 @@ export const en = {
   'err.dataset_name_taken': 'A dataset with this name already exists.',
   'err.dataset_archived': 'This dataset is archived and read-only.',
   'err.question_exists': 'This question is already in the dataset (sample #{id}).',
+  'err.request_failed': 'goldset did not answer (the connection broke, or the server is restarting). What you typed is still on the page: try again in a moment.',
   'err.conflict': 'Someone else saved this sample while you were editing it.',
   'err.bad_transition': 'This review step does not apply to the sample in its current state.',
   'err.approve_own': 'You cannot approve a sample you wrote; another expert must.',

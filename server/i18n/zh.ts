@@ -213,6 +213,7 @@ export const zh: Record<MessageKey, string> = {
   'err.dataset_name_taken': '已存在同名评测集。',
   'err.dataset_archived': '该评测集已归档，只读。',
   'err.question_exists': '评测集中已有这个问题（样本 #{id}）。',
+  'err.request_failed': 'goldset 没有响应（连接中断，或服务器正在重启）。你输入的内容仍在页面上，请稍后再试。',
   'err.conflict': '在你编辑期间，其他人保存了这个样本。',
   'err.bad_transition': '该样本当前的状态不适用此审核操作。',
   'err.approve_own': '不能审核通过自己编写的样本，需要由其他专家审核。',

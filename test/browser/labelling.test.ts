@@ -405,6 +405,33 @@ describe('workspace behaviour that once was broken', () => {
   // views/pages/label.tsx + server/labels/routes.ts: the form's hidden `version` is rendered once, but
   // every autosave bumps the annotation's version, so submitting an item that already had a draft,
   // after changing anything in it, is refused as a conflict (409) with "You saved this item in another window".
+  // public/app.js: a save that gets no answer (the connection broke, the server restarting) used to
+  // change nothing on the page and say nothing; the expert could not tell it from a save.
+  it('says so when a save gets no answer, keeps the choice, and saves on the next try', async () => {
+    const rid = ids[0]!;
+    await page.goto(`${app.url}/responses/${rid}/label`);
+    await field(correct).and(page.locator('.current')).waitFor();
+    await page.keyboard.press('1');
+    await field(quality).and(page.locator('.current')).waitFor();
+    await page.keyboard.press('4');
+    await page.locator('#draft-status').getByText(en('label.draft_saved')).waitFor();
+    const save = `**/responses/${rid}/label`;
+    await page.route(save, (route) => (route.request().method() === 'POST' ? route.abort('connectionreset') : route.continue()));
+    await page.keyboard.press('Enter');
+    const notice = page.getByRole('alert').filter({ hasText: en('err.request_failed') });
+    await notice.waitFor();
+    expect(await page.locator('#workspace').getAttribute('data-response')).toBe(String(rid));
+    expect(await field(correct).locator('input[value="1"]').isChecked()).toBe(true);
+    expect(await field(quality).locator('input[value="4"]').isChecked()).toBe(true);
+    expect(app.ctx.db.prepare('SELECT state FROM annotation WHERE response_id = ?').pluck().get(rid)).toBe('draft');
+    await screenshotLive(page, 'label-request-failed-en');
+    await page.unroute(save);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((r) => document.getElementById('workspace')?.getAttribute('data-response') !== r, String(rid));
+    await notice.waitFor({ state: 'hidden' });
+    expect(app.ctx.db.prepare('SELECT state FROM annotation WHERE response_id = ?').pluck().get(rid)).toBe('submitted');
+  });
+
   it('an item resumed from a draft submits after a further autosave', async () => {
     const rid = ids[2]!;
     await page.goto(`${app.url}/responses/${rid}/label`);
