@@ -1,0 +1,92 @@
+// The pages the flow tests do not check with axe, checked in English and in Chinese on the example
+// datasets (samples in every review state, two experts' labels, a judge run, a release): dataset
+// settings, assignment, a sample, a response, the labelling start page and history, the Metrics page,
+// a judge audit item, releases, API tokens, the sign-in page and the error page. With firsthour.test.ts
+// (which checks the other pages in both languages), every page has been checked. Each must answer 200
+// (an error page its own status) with zero violations. axe is an injected script, so these contexts
+// bypass the CSP (see browser.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers.ts';
+import { translator } from '../../server/i18n/index.ts';
+import { loadExampleData } from '../../server/datasets/example.ts';
+import { axeViolations, launchBrowser, logIn } from './browser.ts';
+
+const ADMIN = { email: 'ada@example.com', name: 'Ada Admin', password: 'correct horse battery' };
+
+describe('axe on every page, in English and Chinese', () => {
+  let app: TestApp;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  /** The pages of the example dataset in each language, by name. */
+  const pages: Record<'en' | 'zh', [string, string][]> = { en: [], zh: [] };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const { ctx } = app;
+    const admin = await ctx.users.createFirstAdmin(ADMIN);
+    const created = await loadExampleData(ctx, admin.id);
+    browser = await launchBrowser();
+    for (const datasetId of created) {
+      const dataset = ctx.datasets.get(datasetId)!;
+      const lang = dataset.language;
+      const one = <T>(sql: string, ...params: unknown[]) => ctx.db.prepare(sql).pluck().get(...params) as T;
+      const run = ctx.runner.queries.forDataset(datasetId)[0]!;
+      const scored = one<number>('SELECT response_id FROM score WHERE run_id = ? ORDER BY response_id LIMIT 1', run.id);
+      const sample = one<number>('SELECT id FROM sample WHERE dataset_id = ? ORDER BY id LIMIT 1', datasetId);
+      const response = one<number>('SELECT id FROM response WHERE dataset_id = ? ORDER BY id LIMIT 1', datasetId);
+      const tag = `first-${lang}`;
+      ctx.releases.create({ id: admin.id, email: admin.email }, dataset, { tag, note: '', responses: true });
+      const d = `/datasets/${datasetId}`;
+      // The pages no flow test checks with axe in both languages (firsthour.test.ts checks the others in both).
+      pages[lang] = [
+        ['settings', `${d}/settings`], ['assignment', `${d}/assignment`], ['sample', `/samples/${sample}`], ['response', `/responses/${response}`],
+        ['labelling start', `${d}/label`], ['labelling history', `${d}/label/history`], ['metrics', `${d}/metrics`],
+        ['judge audit item', `/runs/${run.id}/review/${scored}`], ['releases', `${d}/releases`], ['release', `${d}/releases/${tag}`], ['tokens', '/tokens'],
+      ];
+    }
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+    await app?.close();
+  });
+
+  async function open(locale: string): Promise<Page> {
+    const context = await browser.newContext({ locale, bypassCSP: true, viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    contexts.push(context);
+    return context.newPage();
+  }
+
+  for (const lang of ['en', 'zh'] as const) {
+    const locale = lang === 'en' ? 'en-US' : 'zh-CN';
+
+    it(`has no violations on the pages an admin opens that the flow tests do not check (${lang})`, async () => {
+      const page = await open(locale);
+      await logIn(page, app.url, ADMIN, translator(lang));
+      const found: string[] = [];
+      for (const [name, url] of pages[lang]) {
+        const res = await page.goto(app.url + url);
+        expect(res?.status(), `${name} ${url}`).toBe(200);
+        // Closed sections too: axe checks what is in them.
+        await page.evaluate(() => { document.querySelectorAll('details').forEach((d) => { d.open = true; }); });
+        found.push(...await axeViolations(page, `${name} (${url})`));
+      }
+      expect(found).toEqual([]);
+    });
+
+    it(`has no violations on the sign-in page and the error page (${lang})`, async () => {
+      const page = await open(locale);
+      const found: string[] = [];
+      expect((await page.goto(`${app.url}/login`))?.status()).toBe(200);
+      found.push(...await axeViolations(page, 'sign-in'));
+      expect((await page.goto(`${app.url}/invite/not-a-real-invitation-token-0123456789abcdef`))?.status()).toBe(404);
+      found.push(...await axeViolations(page, 'invitation not found'));
+      await logIn(page, app.url, ADMIN, translator(lang));
+      expect((await page.goto(`${app.url}/datasets/999999`))?.status()).toBe(404);
+      found.push(...await axeViolations(page, 'dataset not found'));
+      expect(found).toEqual([]);
+    });
+  }
+});
