@@ -1,8 +1,8 @@
 // The pages the flow tests do not check with axe, checked in English and in Chinese on the example
 // datasets (samples in every review state, two experts' labels, a judge run, a release): dataset
 // settings, assignment, a sample, a response, the labelling start page and history, the Metrics page,
-// a judge audit item, releases, API tokens, the sign-in page and the error page. With firsthour.test.ts
-// (which checks the other pages in both languages), every page has been checked. Each must answer 200
+// a judge audit item, releases, API tokens, the first-run setup, sign-in, invitation and error pages.
+// firsthour.test.ts checks the main flow's pages in both languages. Each must answer 200
 // (an error page its own status) with zero violations. axe is an injected script, so these contexts
 // bypass the CSP (see browser.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,11 +76,22 @@ describe('axe on every page, in English and Chinese', () => {
       expect(found).toEqual([]);
     });
 
-    it(`has no violations on the sign-in page and the error page (${lang})`, async () => {
+    it(`has no violations on the first-run setup, sign-in, invitation and error pages (${lang})`, async () => {
       const page = await open(locale);
       const found: string[] = [];
+      const fresh = await startTestApp(); // no administrator yet: the setup page
+      try {
+        expect((await page.goto(`${fresh.url}/setup`))?.status()).toBe(200);
+        found.push(...await axeViolations(page, 'first-run setup'));
+      } finally {
+        await fresh.close();
+      }
       expect((await page.goto(`${app.url}/login`))?.status()).toBe(200);
       found.push(...await axeViolations(page, 'sign-in'));
+      const adminId = app.ctx.users.queries.byEmail(ADMIN.email)!.id;
+      const { token } = app.ctx.users.invite(adminId, { email: `invited.${lang}@example.com`, name: '', role: 'expert' });
+      expect((await page.goto(`${app.url}/invite/${token}`))?.status()).toBe(200);
+      found.push(...await axeViolations(page, 'invitation'));
       expect((await page.goto(`${app.url}/invite/not-a-real-invitation-token-0123456789abcdef`))?.status()).toBe(404);
       found.push(...await axeViolations(page, 'invitation not found'));
       await logIn(page, app.url, ADMIN, translator(lang));
