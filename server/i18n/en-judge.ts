@@ -30,6 +30,7 @@ export const enJudge = {
   'judge.conn_model_not_found': 'The endpoint does not know this model.',
   'judge.conn_unreachable': 'The endpoint could not be reached (address, port, network).',
   'judge.conn_timeout': 'The endpoint did not answer in time.',
+  'judge.conn_no_vector': 'The embeddings endpoint answered without a vector.',
   'judge.conn_other': 'The test call failed.',
 
   'runs.title': 'Runs',

@@ -32,6 +32,7 @@ export const zhJudge: Record<keyof typeof enJudge, string> = {
   'judge.conn_model_not_found': '该接口不认识这个模型。',
   'judge.conn_unreachable': '无法连接该接口（请检查地址、端口和网络）。',
   'judge.conn_timeout': '接口未在时限内响应。',
+  'judge.conn_no_vector': '向量接口有应答，但没有返回向量。',
   'judge.conn_other': '测试调用失败。',
 
   'runs.title': '评测运行',

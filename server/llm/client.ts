@@ -71,9 +71,20 @@ export type ChatJsonResult<T> =
   | { ok: true; value: T; raw: string; usage: TokenUsage; cached: boolean; attempts: number }
   | { ok: false; error: LlmError; attempts: number };
 
+/**
+ * What a test call found. A failure's `kind` is what the page says in the user's language; `status`
+ * and `detail` (LlmError's) are the facts it shows under that; `message` says it all in English, for logs.
+ */
 export type TestConnectionResult =
   | { ok: true; model: string }
-  | { ok: false; kind: 'auth' | 'model_not_found' | 'unreachable' | 'timeout' | 'other'; message: string };
+  | { ok: false; kind: 'auth' | 'model_not_found' | 'unreachable' | 'timeout' | 'no_vector' | 'other'; message: string; status?: number; detail?: string };
+
+/** A failed test call, from the error of that call. */
+function testFailure(error: LlmError, apiKey: string): TestConnectionResult {
+  const { kind, message, status, detail } = error;
+  const plain = kind === 'auth' || kind === 'model_not_found' || kind === 'unreachable' || kind === 'timeout' ? kind : 'other';
+  return { ok: false, kind: plain, message: redact(message, apiKey), ...(status === undefined ? {} : { status }), ...(detail === undefined ? {} : { detail: redact(detail, apiKey) }) };
+}
 
 export interface JudgeStats {
   /** Requests that reached the endpoint, including retries and repair attempts. */
@@ -308,9 +319,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
       res = await chatOnce({ messages, max_completion_tokens: 16 }, 0);
     }
     if (res.ok) return { ok: true, model: res.value.model || config.chatModel };
-    const { kind, message } = res.error;
-    const plain = kind === 'auth' || kind === 'model_not_found' || kind === 'unreachable' || kind === 'timeout' ? kind : 'other';
-    return { ok: false, kind: plain, message: redact(message, config.apiKey) };
+    return testFailure(res.error, config.apiKey);
   }
 
   async function testEmbeddings(): Promise<TestConnectionResult> {
@@ -319,11 +328,9 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
     if (res.ok) {
       const vector = res.value.data[0]?.embedding;
       if (Array.isArray(vector) && vector.length > 0) return { ok: true, model: res.value.model || config.embeddingModel };
-      return { ok: false, kind: 'other', message: 'the embeddings endpoint answered without a vector' };
+      return { ok: false, kind: 'no_vector', message: 'the embeddings endpoint answered without a vector' };
     }
-    const { kind, message } = res.error;
-    const plain = kind === 'auth' || kind === 'model_not_found' || kind === 'unreachable' || kind === 'timeout' ? kind : 'other';
-    return { ok: false, kind: plain, message: redact(message, config.apiKey) };
+    return testFailure(res.error, config.apiKey);
   }
 
   return {

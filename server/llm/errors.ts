@@ -13,6 +13,11 @@ export interface LlmError {
   raw?: string;
   /** HTTP status when the endpoint answered with one. */
   status?: number;
+  /**
+   * The technical fact behind `message`, in no human language of goldset's: what the endpoint itself
+   * said (redacted), the socket's error code, or the time waited. Pages put it under their own words.
+   */
+  detail?: string;
 }
 
 /** Thrown by `embed()` (which returns plain vectors) so callers still get a typed kind. */
@@ -57,6 +62,18 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The innermost message of an error's causes ("bad port" under undici's "fetch failed"), when none carries a code. */
+function innermostMessage(err: unknown): string | undefined {
+  let found: string | undefined;
+  let cur: unknown = err;
+  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
+    const message = (cur as { message?: unknown }).message;
+    if (typeof message === 'string' && message) found = message;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return found;
+}
+
 function isModelNotFound(err: APIError): boolean {
   if (err.code === 'model_not_found') return true;
   // Ollama: 'model "x" not found, try pulling it first'; vLLM: 'The model `x` does not exist.'
@@ -66,7 +83,7 @@ function isModelNotFound(err: APIError): boolean {
 export function classifyError(err: unknown, ctx: { apiKey: string; baseURL: string; timedOut: boolean; timeoutMs: number }): ClassifiedFailure {
   const clean = (s: string): string => redact(s, ctx.apiKey).slice(0, 2000);
   const timeout = (): ClassifiedFailure => ({
-    error: { kind: 'timeout', message: `No answer from ${ctx.baseURL} within ${ctx.timeoutMs} ms.` },
+    error: { kind: 'timeout', message: `No answer from ${ctx.baseURL} within ${ctx.timeoutMs} ms.`, detail: `${ctx.timeoutMs} ms` },
     retryable: true,
     retryAfterMs: undefined,
     reached: true,
@@ -76,8 +93,9 @@ export function classifyError(err: unknown, ctx: { apiKey: string; baseURL: stri
   if (ctx.timedOut || err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return timeout();
   if (err instanceof APIConnectionError) {
     const code = causeCode(err);
+    const why = code ?? innermostMessage(err);
     return {
-      error: { kind: 'unreachable', message: `Could not connect to ${ctx.baseURL}${code ? ` (${code})` : ''}.` },
+      error: { kind: 'unreachable', message: `Could not connect to ${ctx.baseURL}${code ? ` (${code})` : ''}.`, ...(why ? { detail: clean(why) } : {}) },
       retryable: true,
       retryAfterMs: undefined,
       reached: false,
@@ -86,15 +104,17 @@ export function classifyError(err: unknown, ctx: { apiKey: string; baseURL: stri
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     const detail = clean(err.message);
+    // What the endpoint said, without the status the client's message begins with ("401 Incorrect API key…").
+    const said = detail.startsWith(`${status} `) ? detail.slice(String(status).length + 1) : detail;
     if (status === 401 || status === 403) {
-      return { error: { kind: 'auth', status, message: `The endpoint rejected the API key (HTTP ${status}): ${detail}` }, retryable: false, retryAfterMs: undefined, reached: true };
+      return { error: { kind: 'auth', status, message: `The endpoint rejected the API key (HTTP ${status}): ${detail}`, detail: said }, retryable: false, retryAfterMs: undefined, reached: true };
     }
     if (isModelNotFound(err)) {
-      return { error: { kind: 'model_not_found', status, message: `Unknown model (HTTP ${status}): ${detail}` }, retryable: false, retryAfterMs: undefined, reached: true };
+      return { error: { kind: 'model_not_found', status, message: `Unknown model (HTTP ${status}): ${detail}`, detail: said }, retryable: false, retryAfterMs: undefined, reached: true };
     }
     const retryable = status === 408 || status === 429 || status >= 500;
     return {
-      error: { kind: 'http', status, message: `HTTP ${status} from ${ctx.baseURL}: ${detail}` },
+      error: { kind: 'http', status, message: `HTTP ${status} from ${ctx.baseURL}: ${detail}`, detail: said },
       retryable,
       retryAfterMs: retryable ? parseRetryAfterMs(err.headers) : undefined,
       reached: true,
@@ -102,9 +122,9 @@ export function classifyError(err: unknown, ctx: { apiKey: string; baseURL: stri
   }
   if (err instanceof SyntaxError) {
     // 200 with a body that is not JSON: a flaky proxy or a truncated response. Worth retrying.
-    return { error: { kind: 'http', message: `Malformed response body from ${ctx.baseURL}: ${clean(err.message)}` }, retryable: true, retryAfterMs: undefined, reached: true };
+    return { error: { kind: 'http', message: `Malformed response body from ${ctx.baseURL}: ${clean(err.message)}`, detail: clean(err.message) }, retryable: true, retryAfterMs: undefined, reached: true };
   }
   if (err instanceof Error && err.name === 'AbortError') return timeout();
   const message = err instanceof Error ? err.message : String(err);
-  return { error: { kind: 'http', message: `Unexpected error calling ${ctx.baseURL}: ${clean(message)}` }, retryable: false, retryAfterMs: undefined, reached: true };
+  return { error: { kind: 'http', message: `Unexpected error calling ${ctx.baseURL}: ${clean(message)}`, detail: clean(message) }, retryable: false, retryAfterMs: undefined, reached: true };
 }

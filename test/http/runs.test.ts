@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { defaultChatAnswer, startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
-import { setupAdmin, startTestApp } from '../helpers.ts';
+import { Client, setupAdmin, startTestApp } from '../helpers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KEY = 'sk-test-secret-key-123456';
@@ -171,6 +171,15 @@ describe('judge settings page', () => {
       expect(unknown.text).toContain('does not know this model');
       const unreachable = await admin.post('/settings/judge/test', { ...form, base_url: 'http://127.0.0.1:9/v1' }, { headers: { 'HX-Request': 'true' } });
       expect(unreachable.text).toContain('could not be reached');
+      // In Chinese: the headline in Chinese, under it only the facts (status, the endpoint's words, an error code), no English of goldset's.
+      const zh = new Client(app.url, 'zh');
+      zh.cookie = admin.cookie;
+      zh.csrf = admin.csrf;
+      const badZh = await zh.post('/settings/judge/test', { ...form, api_key: 'sk-wrong' }, { headers: { 'HX-Request': 'true' } });
+      expect(badZh.text).toMatch(/<strong>API Key 被拒绝。<\/strong> <span class="sub">HTTP 401 · [^<]+<\/span>/);
+      expect(badZh.text).not.toContain('The endpoint rejected');
+      const unreachableZh = await zh.post('/settings/judge/test', { ...form, base_url: 'http://127.0.0.1:9/v1' }, { headers: { 'HX-Request': 'true' } });
+      expect(unreachableZh.text).toContain('<strong>无法连接该接口（请检查地址、端口和网络）。</strong> <span class="sub">bad port</span>'); // fetch refuses port 9 itself
       const expert = await (await import('../helpers.ts')).loginAs(app, 'e@example.com', 'expert');
       expect((await expert.get('/settings/judge')).status).toBe(403);
     } finally {

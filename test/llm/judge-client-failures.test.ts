@@ -136,14 +136,17 @@ describe('endpoint problems map to plain kinds', () => {
     expect(waits).toHaveLength(0);
     expect(fake.counts().chat).toBe(1);
     const conn = await client.testConnection();
-    expect(conn).toMatchObject({ ok: false, kind: 'auth' });
+    expect(conn).toMatchObject({ ok: false, kind: 'auth', status: 401 });
+    // The endpoint's own words, without the client's status prefix and without the key it echoed.
+    expect(conn.ok === false && conn.detail).toMatch(/^[^\d]/);
+    expect(JSON.stringify(conn)).not.toContain(badKey);
     await expect(client.embed(['x'])).rejects.toSatisfy((e: unknown) => e instanceof LlmCallError && e.kind === 'auth');
   });
 
   it('unknown model -> model_not_found', async () => {
     const client = createJudgeClient(makeConfig(fake.baseURL, { chatModel: 'gpt-9-imaginary', embeddingModel: 'embed-imaginary' }));
     expect(await client.chatJson(judgeMessages(), Verdict, 'verdict')).toMatchObject({ ok: false, error: { kind: 'model_not_found', status: 404 } });
-    expect(await client.testConnection()).toMatchObject({ ok: false, kind: 'model_not_found' });
+    expect(await client.testConnection()).toMatchObject({ ok: false, kind: 'model_not_found', status: 404 });
     await expect(client.embed(['x'])).rejects.toSatisfy((e: unknown) => e instanceof LlmCallError && e.kind === 'model_not_found');
     expect(fake.counts().chat).toBe(2);
   });
@@ -156,13 +159,13 @@ describe('endpoint problems map to plain kinds', () => {
     expect(res).toMatchObject({ ok: false, error: { kind: 'unreachable' }, attempts: 3 });
     expect(waits).toHaveLength(2);
     expect(client.stats().llm_calls).toBe(0);
-    expect(await client.testConnection()).toMatchObject({ ok: false, kind: 'unreachable' });
+    expect(await client.testConnection()).toMatchObject({ ok: false, kind: 'unreachable', detail: 'ECONNREFUSED' });
   });
 
   it('testConnection on a hanging endpoint -> timeout', async () => {
     fake.queueChat(reply.hang());
     const client = createJudgeClient(makeConfig(fake.baseURL, { timeoutMs: 100 }));
-    expect(await client.testConnection()).toMatchObject({ ok: false, kind: 'timeout' });
+    expect(await client.testConnection()).toMatchObject({ ok: false, kind: 'timeout', detail: '100 ms' });
   });
 });
 

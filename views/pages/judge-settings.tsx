@@ -4,15 +4,18 @@ import { Csrf, Field, FormError } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { PublicJudgeSettings } from '../../server/judge/settings.ts';
 import { presets } from '../../server/llm/presets.ts';
+import type { TestConnectionResult } from '../../server/llm/client.ts';
 
-type Tested = { ok: true; model: string } | { ok: false; kind: string; message: string };
+type Tested = TestConnectionResult;
 
 function Outcome({ ctx, result, what }: { ctx: PageContext; result: Tested; what: 'chat' | 'embeddings' }) {
   const { t } = ctx;
   return (
     <p class={result.ok ? 'conn-ok' : 'conn-bad'}>
       <strong>{t(what === 'chat' ? 'fh.conn_chat' : 'fh.conn_embeddings')}</strong>{' '}
-      {result.ok ? t('judge.connection_ok', { model: result.model }) : <><strong>{t(`judge.conn_${result.kind}` as 'judge.conn_other')}</strong> <span class="sub">{result.message}</span></>}
+      {result.ok ? t('judge.connection_ok', { model: result.model })
+        // The headline in the user's language; under it the facts as the endpoint gave them (status, its own words, an error code).
+        : <><strong>{t(`judge.conn_${result.kind}`)}</strong> <span class="sub">{[result.status === undefined ? '' : `HTTP ${result.status}`, result.detail ?? ''].filter(Boolean).join(' · ')}</span></>}
     </p>
   );
 }
