@@ -1,8 +1,9 @@
 // The pages the flow tests do not check with axe, checked in English and in Chinese on the example
 // datasets (samples in every review state, two experts' labels, a judge run, a release): dataset
 // settings, assignment, a sample, a response, the labelling start page and history, the Metrics page,
-// a judge audit item, releases, API tokens, the first-run setup, sign-in, invitation and error pages.
-// firsthour.test.ts checks the main flow's pages in both languages. Each must answer 200
+// a judge audit item, releases, API tokens, the first-run setup, sign-in, invitation and error pages,
+// and the per-context pages (contexts.test.ts checks those in English only). firsthour.test.ts checks
+// the main flow's pages in both languages. Each must answer 200
 // (an error page its own status) with zero violations. axe is an injected script, so these contexts
 // bypass the CSP (see browser.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,7 @@ describe('axe on every page, in English and Chinese', () => {
       const scored = one<number>('SELECT response_id FROM score WHERE run_id = ? ORDER BY response_id LIMIT 1', run.id);
       const sample = one<number>('SELECT id FROM sample WHERE dataset_id = ? ORDER BY id LIMIT 1', datasetId);
       const response = one<number>('SELECT id FROM response WHERE dataset_id = ? ORDER BY id LIMIT 1', datasetId);
+      const relevant = ctx.criteria.queries.byName(datasetId, 'relevant')!.id;
       const tag = `first-${lang}`;
       ctx.releases.create({ id: admin.id, email: admin.email }, dataset, { tag, note: '', responses: true });
       const d = `/datasets/${datasetId}`;
@@ -43,6 +45,9 @@ describe('axe on every page, in English and Chinese', () => {
         ['settings', `${d}/settings`], ['assignment', `${d}/assignment`], ['sample', `/samples/${sample}`], ['response', `/responses/${response}`],
         ['labelling start', `${d}/label`], ['labelling history', `${d}/label/history`], ['metrics', `${d}/metrics`],
         ['judge audit item', `/runs/${run.id}/review/${scored}`], ['releases', `${d}/releases`], ['release', `${d}/releases/${tag}`], ['tokens', '/tokens'],
+        // The per-context pages (contexts.test.ts checks them with axe in English only).
+        ['per-context calibration', `${d}/calibration/contexts?part=all`], ['context audit', `/runs/${run.id}/review/contexts`],
+        ['context under review', `/runs/${run.id}/review/contexts/${scored}/1`], ['per-context comparison', `${d}/compare?a=${run.id}&b=${run.id}&criterion=${relevant}`],
       ];
     }
   });
