@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
-import { loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '../helpers.ts';
+import { Client, loginAs, setupAdmin, startTestApp, type TestApp } from '../helpers.ts';
 
 let fake: FakeOpenAI;
 let app: TestApp;
@@ -36,6 +36,20 @@ async function startRun(metric: string, name: string): Promise<number> {
 }
 
 describe('runs, as a newcomer meets them', () => {
+  it('says why an item has no score in words of the page\'s language, its code on hover', async () => {
+    const runId = await startRun('exact_match', 'reasons');
+    await app.ctx.runner.start(runId); // item 5 has no ground truth: skipped, no_ground_truth
+    const en = await expert.get(`/runs/${runId}`);
+    expect(en.text).toContain('<span class="tag" title="no_ground_truth">Nothing to score: no ground truth × 1</span>');
+    const zh = new Client(app.url, 'zh');
+    zh.cookie = expert.cookie;
+    const page = await zh.get(`/runs/${runId}`);
+    expect(page.text).toContain('没有标准答案 × 1</span>');
+    expect(page.text).not.toContain(': no_ground_truth');
+    const rid = app.ctx.db.prepare("SELECT response_id FROM score WHERE run_id = ? AND status = 'skipped'").pluck().get(runId) as number;
+    expect((await zh.get(`/runs/${runId}/scores/${rid}`)).text).toContain('<span title="no_ground_truth">没有标准答案</span>');
+  });
+
   it('the last progress poll of a finished run triggers the scores table, which then loads with its scores', async () => {
     const runId = await startRun('exact_match', 'live');
     await app.ctx.runner.start(runId);

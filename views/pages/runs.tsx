@@ -10,8 +10,15 @@ import { boundTrace } from '../../server/judge/stored-trace.ts';
 import { TraceCut } from '../trace-cut.tsx';
 import { isContextPrecisionMetric } from '../../server/calibration/context-service.ts';
 import type { T } from '../../server/i18n/index.ts';
+import { scoreReason } from '../../server/judge/score-reasons.ts';
 import { RunPlanTable, type RunPlanView } from './run-plan.tsx';
 import { HoldoutLookNote, type HoldoutLookView } from './holdout-looks.tsx';
+
+/** A score's reason: why an unscored item has no value, in words (its code on hover), or a rubric judge's own explanation as it wrote it. */
+function Reason({ t, status, reason }: { t: T; status: string; reason: string | null }) {
+  const words = scoreReason(t, status, reason);
+  return words === null ? <>{reason ?? ''}</> : <span title={reason ?? undefined}>{words}</span>;
+}
 
 /**
  * A trace step's name as a reader needs it: answer_correctness asks for statements twice, the answer's
@@ -61,7 +68,7 @@ export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run
         <dt>{t('runs.tokens')}</dt><dd>{t('runs.tokens_text', { prompt: run.prompt_tokens, completion: run.completion_tokens })}{cost > 0 ? ` · ≈ $${cost.toFixed(4)}` : ''}</dd>
       </dl>
       {summary.reasons.length > 0 && (
-        <p class="sub">{t('runs.why_left_out')} {summary.reasons.map((r) => <span class="tag">{`${t(`runs.status_${r.status}` as 'runs.status_done')}: ${r.reason} × ${r.n}`}</span>)}</p>
+        <p class="sub">{t('runs.why_left_out')} {summary.reasons.map((r) => <span class="tag" title={r.reason}>{`${t(`runs.status_${r.status}` as 'runs.status_done')}: ${scoreReason(t, r.status, r.reason) ?? r.reason} × ${r.n}`}</span>)}</p>
       )}
       {run.error && <div class="alert" role="alert">{run.error}</div>}
       {live && (
@@ -175,7 +182,7 @@ export function ScoresSection({ ctx, run, scores, page, more, status }: ScoresLi
                 <td class="sub">{s.system || '—'}</td>
                 <td><span class={`badge nowrap score-${s.status}`}>{t(`runs.status_${s.status}` as 'runs.status_done')}</span></td>
                 <td class="num">{fmt(s.value)}</td>
-                <td class="sub">{s.reason ?? ''}</td>
+                <td class="sub"><Reason t={t} status={s.status} reason={s.reason} /></td>
               </tr>
             ))}
           </tbody>
@@ -238,7 +245,7 @@ export function TracePage({ ctx, dataset, run, score, item }: {
       <div class="split">
         <div>
           <section class="card">
-            <p><span class={`badge score-${score.status}`}>{t(`runs.status_${score.status}` as 'runs.status_done')}</span> <strong class="big">{fmt(score.value, 4)}</strong> {score.reason && <span class="sub">{score.reason}</span>}</p>
+            <p><span class={`badge score-${score.status}`}>{t(`runs.status_${score.status}` as 'runs.status_done')}</span> <strong class="big">{fmt(score.value, 4)}</strong> {score.reason && <span class="sub"><Reason t={t} status={score.status} reason={score.reason} /></span>}</p>
             {trace.computation && <p class="mono computation">{trace.computation}</p>}
             {trace.values && <details><summary>{t('trace.values')}</summary><Json value={trace.values} /></details>}
           </section>
