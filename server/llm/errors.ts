@@ -51,27 +51,20 @@ export function redact(text: string, apiKey: string): string {
   return out.replace(/\b(sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}/g, '[redacted]');
 }
 
-function causeCode(err: unknown): string | undefined {
-  // undici wraps the socket error: TypeError('fetch failed', { cause: Error{ code: 'ECONNREFUSED' } }).
-  let cur: unknown = err;
-  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return undefined;
+/** An error and the causes it wraps, outermost first (at most four deep). */
+function causeChain(err: unknown): { code?: unknown; message?: unknown }[] {
+  const chain: { code?: unknown; message?: unknown }[] = [];
+  for (let cur: unknown = err; chain.length < 4 && cur && typeof cur === 'object'; cur = (cur as { cause?: unknown }).cause) chain.push(cur);
+  return chain;
 }
 
-/** The innermost message of an error's causes ("bad port" under undici's "fetch failed"), when none carries a code. */
-function innermostMessage(err: unknown): string | undefined {
-  let found: string | undefined;
-  let cur: unknown = err;
-  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
-    const message = (cur as { message?: unknown }).message;
-    if (typeof message === 'string' && message) found = message;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return found;
+/** Why a connection failed: the socket's error code, else the innermost message ("bad port" under undici's "fetch failed"). */
+function connectionFailure(err: unknown): { code?: string; why?: string } {
+  // undici wraps the socket error: TypeError('fetch failed', { cause: Error{ code: 'ECONNREFUSED' } }).
+  const chain = causeChain(err);
+  const code = chain.map((e) => e.code).find((c): c is string => typeof c === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(c));
+  const why = code ?? chain.map((e) => e.message).filter((m): m is string => typeof m === 'string' && m !== '').at(-1);
+  return { ...(code ? { code } : {}), ...(why ? { why } : {}) };
 }
 
 function isModelNotFound(err: APIError): boolean {
@@ -92,8 +85,7 @@ export function classifyError(err: unknown, ctx: { apiKey: string; baseURL: stri
   // Our own per-call timer aborted the request; whatever the client threw is a consequence of it.
   if (ctx.timedOut || err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return timeout();
   if (err instanceof APIConnectionError) {
-    const code = causeCode(err);
-    const why = code ?? innermostMessage(err);
+    const { code, why } = connectionFailure(err);
     return {
       error: { kind: 'unreachable', message: `Could not connect to ${ctx.baseURL}${code ? ` (${code})` : ''}.`, ...(why ? { detail: clean(why) } : {}) },
       retryable: true,

@@ -6,9 +6,8 @@ import type { PublicJudgeSettings } from '../../server/judge/settings.ts';
 import { presets } from '../../server/llm/presets.ts';
 import type { TestConnectionResult } from '../../server/llm/client.ts';
 
-type Tested = TestConnectionResult;
 
-function Outcome({ ctx, result, what }: { ctx: PageContext; result: Tested; what: 'chat' | 'embeddings' }) {
+function Outcome({ ctx, result, what }: { ctx: PageContext; result: TestConnectionResult; what: 'chat' | 'embeddings' }) {
   const { t } = ctx;
   return (
     <p class={result.ok ? 'conn-ok' : 'conn-bad'}>
@@ -21,7 +20,7 @@ function Outcome({ ctx, result, what }: { ctx: PageContext; result: Tested; what
 }
 
 export function ConnectionResult({ ctx, result, embeddings = null, embeddingMetrics = [], keyWithheld = false }: {
-  ctx: PageContext; result: Tested; embeddings?: Tested | null; embeddingMetrics?: string[];
+  ctx: PageContext; result: TestConnectionResult; embeddings?: TestConnectionResult | null; embeddingMetrics?: string[];
   /** The stored key was not sent: the form named another URL than the one it was saved with. */
   keyWithheld?: boolean;
 }) {
