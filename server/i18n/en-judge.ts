@@ -61,6 +61,7 @@ export const enJudge = {
   'runs.tokens': 'Tokens',
   'runs.tokens_text': '{prompt} prompt + {completion} completion',
   'runs.why_left_out': 'Left out of the mean:',
+  'runs.left_out_tag': '{status}: {reason} × {n}',
   'runs.cancel': 'Cancel run',
   'runs.cancelled_flash': 'The run will stop after the calls under way.',
   'runs.scores': 'Scores',

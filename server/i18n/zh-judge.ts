@@ -63,6 +63,7 @@ export const zhJudge: Record<keyof typeof enJudge, string> = {
   'runs.tokens': 'Token',
   'runs.tokens_text': '输入 {prompt} + 输出 {completion}',
   'runs.why_left_out': '未计入平均分：',
+  'runs.left_out_tag': '{status}：{reason} × {n}',
   'runs.cancel': '取消运行',
   'runs.cancelled_flash': '正在进行的调用结束后，运行将停止。',
   'runs.scores': '分数',

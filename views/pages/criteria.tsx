@@ -39,6 +39,7 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors, refu
       {criteria.map((c) => {
         const mine = refused?.criterionId === c.id ? refused : undefined;
         const typed = mine?.typed;
+        const options = typed?.options ?? optionsText(c);
         return (
         <section class={c.archived ? 'card muted' : 'card'} key={c.id}>
           <h2>{c.name} <span class="badge">{t(`kind.${c.kind}`)}</span> <span class="badge">{t(`target.${c.target}`)}</span>
@@ -51,7 +52,7 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors, refu
               {(c.kind === 'categorical' || c.kind === 'binary') && (
                 <div class="field">
                   <label for={`opt-${c.id}`}>{t('field.options')}</label>
-                  <textarea id={`opt-${c.id}`} name="options" rows={Math.max(2, c.options.length)}>{typed?.options ?? optionsText(c)}</textarea>
+                  <textarea id={`opt-${c.id}`} name="options" rows={Math.max(2, options.split('\n').length)}>{options}</textarea>
                   <p class="hint">{t(c.kind === 'binary' ? 'hint.binary_options' : 'hint.options')}</p>
                 </div>
               )}

@@ -68,7 +68,7 @@ export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run
         <dt>{t('runs.tokens')}</dt><dd>{t('runs.tokens_text', { prompt: run.prompt_tokens, completion: run.completion_tokens })}{cost > 0 ? ` · ≈ $${cost.toFixed(4)}` : ''}</dd>
       </dl>
       {summary.reasons.length > 0 && (
-        <p class="sub">{t('runs.why_left_out')} {summary.reasons.map((r) => <span class="tag" title={r.reason}>{`${t(`runs.status_${r.status}` as 'runs.status_done')}: ${scoreReason(t, r.status, r.reason) ?? r.reason} × ${r.n}`}</span>)}</p>
+        <p class="sub">{t('runs.why_left_out')} {summary.reasons.map((r) => <span class="tag" title={r.reason}>{t('runs.left_out_tag', { status: t(`runs.status_${r.status}` as 'runs.status_done'), reason: scoreReason(t, r.status, r.reason) ?? r.reason, n: r.n })}</span>)}</p>
       )}
       {run.error && <div class="alert" role="alert">{run.error}</div>}
       {live && (
