@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator, type T } from '../../server/i18n/index.ts';
 import { redactUrl } from '../../server/redact.ts';
-import { axeViolations, launchBrowser, logIn, newContext, screenshot, SCREENSHOT_DIR, stopAtFirstFailure, watchErrors } from './browser.ts';
+import { axeViolations, renderedFonts, launchBrowser, logIn, newContext, screenshot, SCREENSHOT_DIR, stopAtFirstFailure, watchErrors } from './browser.ts';
 
 /** Whether the element is inside the window as the page is shown (not scrolled away above or below). */
 async function inView(locator: Locator): Promise<boolean> {
@@ -186,6 +186,11 @@ for (const lang of ['en', 'zh'] as const) {
       expect(await inView(alert)).toBe(true);
       expect(await focused(ada)).toBe(await alert.textContent());
       expect(await guidelines(ada).inputValue()).toBe(app.ctx.criteria.get(criterionId)!.guidelines); // what Bo saved
+      // The quotes around the name are drawn by a Latin face in English (a CJK one draws them full-width)
+      // and by a Chinese face in Chinese.
+      const faces = await renderedFonts(ada, `form[action="/criteria/${criterionId}"] [role=alert]`);
+      expect(faces.length).toBeGreaterThan(0);
+      for (const face of faces) expect(face, faces.join(', ')).toMatch(lang === 'en' ? /^(?!.*CJK)/ : /CJK/);
       violations.push(...await axeViolations(ada, 'Criteria page, refused'));
       await screenshot(ada, `conflict-criterion-${lang}`);
       await guidelines(ada).fill(mine);
