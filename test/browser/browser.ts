@@ -27,6 +27,17 @@ export async function axeViolations(page: Page, where: string = page.url()): Pro
 }
 
 /**
+ * Text boxes that hide part of a short text at rest: every visible textarea whose value (or, when
+ * empty, placeholder) is at most `maxLines` lines must show all of it without scrolling. One line each.
+ */
+export async function clippedTextareas(page: Page, where: string = page.url(), maxLines = 8): Promise<string[]> {
+  const clipped = await page.evaluate((max) => Array.from(document.querySelectorAll('textarea'))
+    .filter((box) => box.offsetParent !== null && (box.value || box.placeholder).split('\n').length <= max && box.scrollHeight > box.clientHeight + 1)
+    .map((box) => `#${box.id || box.name} (${box.scrollHeight}px of text in ${box.clientHeight}px)`), maxLines);
+  return clipped.map((c) => `${where}: ${c}`);
+}
+
+/**
  * The font families Chromium drew the text of the first element matching `selector` with (the
  * DevTools protocol's CSS.getPlatformFontsForNode): which face the stylesheet's stack actually found.
  */

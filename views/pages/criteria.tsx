@@ -98,7 +98,7 @@ export function CriteriaPage({ ctx, dataset, criteria, values = {}, errors, refu
             <fieldset class="kind-fields" data-kinds="binary categorical">
               <legend>{t('fh.kind_fields_options')}</legend>
               <Field name="options" label={t('field.options')} errors={errors} hint={`${t('hint.options')} ${t('hint.binary_options')}`}>
-                <textarea id="f-options" name="options" rows={3} placeholder={t('hint.options_example')}>{values.options ?? ''}</textarea>
+                <textarea id="f-options" name="options" rows={Math.max(t('hint.options_example').split('\n').length, (values.options ?? '').split('\n').length)} placeholder={t('hint.options_example')}>{values.options ?? ''}</textarea>
               </Field>
             </fieldset>
             <fieldset class="kind-fields" data-kinds="ordinal">
