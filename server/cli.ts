@@ -23,7 +23,7 @@ import { importRefusal } from './importexport/messages.ts';
 import { UserError } from './users/service.ts';
 import { ArchivedError } from './datasets/archived.ts';
 import { checkName, LIMITS, nameMessage } from './limits.ts';
-import { translator } from './i18n/index.ts';
+import { englishCount, translator } from './i18n/index.ts';
 import { terminalJson, terminalSafe } from './io/terminal-safe.ts';
 import { DatasetError } from './datasets/service.ts';
 import { normalEmail } from './users/email.ts';
@@ -139,14 +139,15 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
     else console.error(terminalSafe(`${t('import.nothing_imported')}\n${messages.join('\n')}${more > 0 ? `\n${t('import.more_errors', { n: more })}` : ''}`));
     return 1;
   }
-  out.print(`imported ${result.rows} rows into "${dataset.name}": ${result.created} new samples, ${result.matched} matched existing` +
-    `, ${result.responsesCreated} new responses, ${result.labels} labels` +
-    (result.matchedWithoutSystem ? `; ${result.matchedWithoutSystem} rows without a system matched existing responses by question, answer and contexts`
+  const n = englishCount;
+  out.print(`imported ${n(result.rows, 'row')} into "${dataset.name}": ${n(result.created, 'new sample')}, ${result.matched} matched existing` +
+    `, ${n(result.responsesCreated, 'new response')}, ${n(result.labels, 'label')}` +
+    (result.matchedWithoutSystem ? `; ${n(result.matchedWithoutSystem, 'row')} without a system matched existing responses by question, answer and contexts`
       + (result.sharedAcrossSystems ? ` (${result.sharedAcrossSystems} of them the identical answers of several systems, which got the same scores)` : '') : '') +
     (result.criteriaCreated.length ? `; created criteria: ${result.criteriaCreated.join(', ')}` : '') +
     (result.scoreRuns.length ? `; scores imported as run "${o.run}": ${result.scoreRuns.map((r) => `${r.metric} (${r.scored} scored, ${r.missing} without score)`).join(', ')}`
       : result.scoreColumns.length ? `; score columns not imported (give --run NAME): ${result.scoreColumns.join(', ')}` : '') +
-    (result.differs.length ? `; ${result.differs.length} rows differ from existing samples (kept): rows ${result.differs.slice(0, 20).join(', ')}` : '') +
+    (result.differs.length ? `; ${n(result.differs.length, 'row differs', 'rows differ')} from existing samples (kept): rows ${result.differs.slice(0, 20).join(', ')}` : '') +
     (result.ignoredColumns.length ? `; ignored columns: ${result.ignoredColumns.join(', ')}` : ''),
   { ok: true, dataset: dataset.name, dataset_id: dataset.id, dataset_created: created, rows: result.rows, created: result.created, matched: result.matched,
     differs: result.differs, responses_created: result.responsesCreated, responses_matched: result.responsesMatched,

@@ -37,7 +37,7 @@ export const enRagas = {
   'ragas.cal_imported': 'imported scores',
   'ragas.import_ambiguous': 'Rows {lines} have the same question, answer and contexts but different scores or labels, and no system column to tell them apart. Give them a system, or keep one of them.',
   'ragas.import_missing_score_columns': 'The file has no column {columns}.',
-  'ragas.import_matched_without_system': '{n} rows without a system were matched to the existing responses with the same question, answer and retrieved contexts; nothing new was created for them.',
+  'ragas.import_matched_without_system': '{n, plural, one {# row without a system was matched to the existing response} other {# rows without a system were matched to the existing responses}} with the same question, answer and retrieved contexts; nothing new was created for {n, plural, one {it} other {them}}.',
   'ragas.import_shared_across_systems': '{n} of them matched identical answers of several systems, which all got the same scores.',
   'ragas.import_score_columns': 'Other score columns',
   'ragas.import_score_columns_hint': 'Every Ragas metric column is read as a score with a run name; name any other numeric columns here, separated by commas.',

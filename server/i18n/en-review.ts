@@ -72,7 +72,7 @@ export const enReview = {
   'review.flash_saved': 'Verdict saved.',
   'review.flash_corrected': 'Verdict saved and gold value corrected.',
   'review.err_verdict': 'Choose who was right.',
-  'review.err_note_long': 'The note can have at most {limit} characters.',
+  'review.err_note_long': 'The note can have at most {limit, plural, one {# character} other {# characters}}.',
   'review.err_note_for_correction': 'Write a note: it becomes the reason of the corrected gold value.',
   'review.err_gold': 'This is not a value of the criterion.',
   'review.err_form': 'The verdict was not saved; see the messages below.',

@@ -15,19 +15,70 @@ export function isLocale(value: unknown): value is Locale {
 const PLACEHOLDER = /(?<!\{)\{(\w+)\}(?!\})/g;
 
 /**
+ * A count's words, chosen by the count (ICU MessageFormat's plural argument, the subset goldset uses):
+ * `{n, plural, one {# item} other {# items}}`. A branch is a category of the language's plural rules
+ * (English: one, other; Chinese has only other, so its messages write none);
+ * `#` in the branch is the count as given, and a branch may hold other values (`{name}`).
+ */
+const PLURAL_START = /\{(\w+), plural,/g;
+
+/** The text of a message with every plural argument replaced by its branch for the given counts. */
+function choosePlurals(text: string, params: Params, rules: Intl.PluralRules, missing: (name: string) => string): string {
+  let out = '';
+  let from = 0;
+  for (const start of text.matchAll(PLURAL_START)) {
+    if (start.index < from) continue;
+    const name = start[1]!;
+    const { branches, end } = pluralBranches(text, start.index + start[0].length);
+    out += text.slice(from, start.index);
+    from = end;
+    if (!(name in params)) { out += missing(name); continue; }
+    const value = params[name]!;
+    const count = typeof value === 'number' ? value : Number(String(value).replace(/[,\s]/g, ''));
+    const branch = branches.get(Number.isFinite(count) ? rules.select(count) : 'other') ?? branches.get('other');
+    if (branch === undefined) throw new Error(`plural {${name}} has no "other" branch: ${text}`);
+    out += branch.replace(/#/g, String(value));
+  }
+  return out + text.slice(from);
+}
+
+/** The branches of a plural argument whose selectors start at `at`, and the index just after its closing brace. */
+function pluralBranches(text: string, at: number): { branches: Map<string, string>; end: number } {
+  const branches = new Map<string, string>();
+  let i = at;
+  for (;;) {
+    while (text[i] === ' ') i++;
+    if (text[i] === '}') return { branches, end: i + 1 };
+    const selector = /^(zero|one|two|few|many|other) ?\{/.exec(text.slice(i, i + 8));
+    if (!selector) throw new Error(`malformed plural at ${i}: ${text}`);
+    i += selector[0].length;
+    let depth = 1;
+    const open = i;
+    for (; depth > 0; i++) {
+      if (i >= text.length) throw new Error(`unclosed plural branch: ${text}`);
+      if (text[i] === '{') depth++;
+      else if (text[i] === '}') depth--;
+    }
+    branches.set(selector[1]!, text.slice(open, i - 1));
+  }
+}
+
+/**
  * A message given without one of its values would show "{limit}" to the user. With
  * GOLDSET_STRICT_MESSAGES=1 (the tests: vitest.config.ts) such a call throws, failing the test that
  * renders it; in use the placeholder is left as it is rather than failing a page.
  */
 const STRICT = process.env.GOLDSET_STRICT_MESSAGES === '1';
 
-function makeTranslator(messages: Record<MessageKey, string>): T {
+function makeTranslator(locale: Locale, messages: Record<MessageKey, string>): T {
+  const rules = new Intl.PluralRules(locale === 'zh' ? 'zh-CN' : 'en');
+  const counted = new Set((Object.keys(messages) as MessageKey[]).filter((key) => messages[key].includes(', plural,')));
   const missing = (key: MessageKey, name: string) => {
     if (STRICT) throw new Error(`message ${key} was given no value for {${name}}`);
     return `{${name}}`;
   };
   return (key, params) => {
-    const text = messages[key];
+    const text = counted.has(key) ? choosePlurals(messages[key], params ?? {}, rules, (name) => missing(key, name)) : messages[key];
     if (!params) return STRICT ? text.replace(PLACEHOLDER, (_m, name: string) => missing(key, name)) : text;
     return text.replace(PLACEHOLDER, (_m, name: string) => (name in params ? String(params[name]) : missing(key, name)));
   };
@@ -35,10 +86,17 @@ function makeTranslator(messages: Record<MessageKey, string>): T {
 
 // One translator per language, made once: every request gets one, and views may cache what they
 // render per translator.
-const translators: Record<Locale, T> = { en: makeTranslator(en), zh: makeTranslator(zh) };
+const translators: Record<Locale, T> = { en: makeTranslator('en', en), zh: makeTranslator('zh', zh) };
 
 export function translator(locale: Locale): T {
   return translators[locale];
+}
+
+const ENGLISH_PLURALS = new Intl.PluralRules('en');
+
+/** A count and its noun in English, for the texts that are English only (the CLI's report lines, logs): "1 row", "2 rows". */
+export function englishCount(n: number, one: string, other = `${one}s`): string {
+  return `${n} ${ENGLISH_PLURALS.select(n) === 'one' ? one : other}`;
 }
 
 /**

@@ -112,7 +112,6 @@ export const zh: Record<MessageKey, string> = {
   'samples.add': '添加样本',
   'samples.added': '已添加样本 #{id}。请输入下一个问题：',
   'samples.count': '共 {n} 个样本',
-  'samples.count_one': '共 1 个样本',
   'samples.none': '没有符合条件的样本。',
   'samples.page': '第 {page} / {pages} 页',
   'samples.search': '搜索问题、标准答案和备注',

@@ -6,6 +6,7 @@
  * the CLI and tests. `detail` params are English text from a parser (JSON.parse, csv-parse) that
  * cannot be translated reliably; translations should show them verbatim, if at all.
  */
+import { englishCount } from '../i18n/index.ts';
 
 /** How `line` counts: CSV data rows with the header as row 1, or physical lines of a JSON(L) file. */
 export type LineUnit = 'row' | 'line';
@@ -127,7 +128,7 @@ export function describeError(e: RowErrorDetail & { line: number; unit: LineUnit
       return `${at}CSV syntax error: ${e.params.detail}${where}; the rest of the file was not read`;
     }
     case 'column_count':
-      return `${at}has ${e.params.actual} cells but the header has ${e.params.expected} columns; check for commas in cells that are not quoted`;
+      return `${at}has ${englishCount(e.params.actual, 'cell')} but the header has ${englishCount(e.params.expected, 'column')}; check for commas in cells that are not quoted`;
     case 'not_utf8':
       return `${at}text is not valid UTF-8; save the file as "CSV UTF-8" (Excel) or as UTF-8 text and import it again`;
     case 'invalid_json':

@@ -58,7 +58,7 @@ describe('import', () => {
   it('keeps an existing sample when a re-imported row differs, and says which rows', async () => {
     await admin.upload(`/datasets/${datasetId}/import`, 'a.jsonl', JSON.stringify({ user_input: 'Q', reference: 'old answer' }));
     const res = await admin.upload(`/datasets/${datasetId}/import`, 'b.jsonl', JSON.stringify({ user_input: 'Q', reference: 'new answer' }));
-    expect(res.text).toContain('1 rows match an existing question but differ from it; the existing samples were kept. Rows: 1');
+    expect(res.text).toContain('1 row matches an existing question but differs from it; the existing samples were kept. Rows: 1');
     expect(app.ctx.samples.queries.batchAfter({ datasetId }, 0, 1)[0]!.ground_truth).toBe('old answer');
   });
 

@@ -189,7 +189,7 @@ describe('labelling sheet upload', () => {
   it('refuses a value for a context the answer does not have, and a submission with a criterion left empty', async () => {
     const file = await filled(await download(expert), (row, i) => { if (i === 2) row.relevant_2 = 'Yes'; if (i === 1) row.tone = null; });
     const res = await upload(expert, file);
-    expect(res.text).toContain('Row 4, column relevant_2: this answer has only 1 contexts.');
+    expect(res.text).toContain('Row 4, column relevant_2: this answer has only 1 context.');
     const second = await filled(await download(expert), (row, i) => { if (i === 1) row.tone = null; });
     const missing = await upload(expert, second);
     expect(missing.status).toBe(422);

@@ -97,7 +97,7 @@ describe('prompt lab', () => {
   it('counts each look at the held-out part, shows it next to the figures, and asks before a second look spends it (issue #11.11)', async () => {
     const criterion = app.ctx.criteria.forDataset(datasetId)[0]!;
     expect((await admin.get(`/runs/${heldOutRun}`)).text).toContain('look 1 of 1 at the held-out part for dept_correct');
-    expect((await admin.get(`/datasets/${datasetId}/prompt-lab?metric=dept_correct`)).text).toContain('looked at 1 times for dept_correct');
+    expect((await admin.get(`/datasets/${datasetId}/prompt-lab?metric=dept_correct`)).text).toContain('looked at 1 time for dept_correct');
     const runs = () => app.ctx.runner.queries.forDataset(datasetId).length;
     const before = runs();
     const asked = await admin.post(`/datasets/${datasetId}/prompt-lab/final`, { run: calibrationRun, criterion: criterion.id });

@@ -192,7 +192,7 @@ describe('diff', () => {
     expect(page.text).toContain('Where is the canteen?');
     expect(page.text).toContain('Who approves remote work?');
     expect(page.text).toContain('<span class="diff"><ins>试用期为</ins>三个月。</span>'); // character-level for Chinese
-    expect(page.text).toContain('1 gold labels changed');
+    expect(page.text).toContain('1 gold label changed');
     expect(page.text).toMatch(/<td><del>1<\/del><\/td><td><ins><span class="sub">no gold<\/span><\/ins><\/td>/);
     const now = await admin.get(`/datasets/${datasetId}/releases/v2/diff?against=now`);
     expect(now.text).toContain('0 added, 0 removed, 0 changed, 4 unchanged samples.');
@@ -218,7 +218,7 @@ describe('gold values and blind labellers', () => {
     expect(diff.status).toBe(200);
     expect(diff.text).toContain('0 gold labels changed');
     expect(diff.text).toContain('ask an adjudicator or an admin');
-    expect((await admin.get(`/datasets/${datasetId}/releases/v1/diff?against=v2`)).text).toContain('1 gold labels changed');
+    expect((await admin.get(`/datasets/${datasetId}/releases/v1/diff?against=v2`)).text).toContain('1 gold label changed');
   });
 });
 

@@ -51,7 +51,7 @@ export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; d
   const pages = Math.max(1, Math.ceil(list.total / state.pageSize));
   return (
     <div id="sample-list" aria-live="polite" hx-get={listUrl(dataset.id, state, state.page)} hx-trigger="samples-changed from:body" hx-swap="outerHTML">
-      <p class="sub">{list.total === 1 ? t('samples.count_one') : t('samples.count', { n: list.total })}</p>
+      <p class="sub">{t('samples.count', { n: list.total })}</p>
       {list.rows.length === 0 ? <p class="empty-row">{t('samples.none')}</p> : (
         <table class="table samples">
           <thead>
