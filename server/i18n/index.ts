@@ -22,24 +22,34 @@ const PLACEHOLDER = /(?<!\{)\{(\w+)\}(?!\})/g;
  */
 const PLURAL_START = /\{(\w+), plural,/g;
 
-/** The text of a message with every plural argument replaced by its branch for the given counts. */
-function choosePlurals(text: string, params: Params, rules: Intl.PluralRules, missing: (name: string) => string): string {
-  let out = '';
+/** A message cut at its plural arguments, once: text, and arguments whose branches are cut at `#`. */
+type Part = string | { name: string; branches: Map<string, string[]> };
+
+function pluralParts(text: string): Part[] {
+  const parts: Part[] = [];
   let from = 0;
   for (const start of text.matchAll(PLURAL_START)) {
     if (start.index < from) continue;
-    const name = start[1]!;
     const { branches, end } = pluralBranches(text, start.index + start[0].length);
-    out += text.slice(from, start.index);
+    if (!branches.has('other')) throw new Error(`plural {${start[1]}} has no "other" branch: ${text}`);
+    parts.push(text.slice(from, start.index), { name: start[1]!, branches: new Map([...branches].map(([k, v]) => [k, v.split('#')])) });
     from = end;
-    if (!(name in params)) { out += missing(name); continue; }
-    const value = params[name]!;
-    const count = typeof value === 'number' ? value : Number(String(value).replace(/[,\s]/g, ''));
-    const branch = branches.get(Number.isFinite(count) ? rules.select(count) : 'other') ?? branches.get('other');
-    if (branch === undefined) throw new Error(`plural {${name}} has no "other" branch: ${text}`);
-    out += branch.replace(/#/g, String(value));
   }
-  return out + text.slice(from);
+  parts.push(text.slice(from));
+  return parts;
+}
+
+/** The text of a message with every plural argument replaced by its branch for the given counts. */
+function choosePlurals(parts: Part[], params: Params, rules: Intl.PluralRules, missing: (name: string) => string): string {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'string') { out += part; continue; }
+    if (!(part.name in params)) { out += missing(part.name); continue; }
+    const value = params[part.name]!;
+    const count = typeof value === 'number' ? value : Number(String(value).replace(/[,\s]/g, ''));
+    out += (part.branches.get(Number.isFinite(count) ? rules.select(count) : 'other') ?? part.branches.get('other')!).join(String(value));
+  }
+  return out;
 }
 
 /** The branches of a plural argument whose selectors start at `at`, and the index just after its closing brace. */
@@ -72,13 +82,16 @@ const STRICT = process.env.GOLDSET_STRICT_MESSAGES === '1';
 
 function makeTranslator(locale: Locale, messages: Record<MessageKey, string>): T {
   const rules = new Intl.PluralRules(locale === 'zh' ? 'zh-CN' : 'en');
-  const counted = new Set((Object.keys(messages) as MessageKey[]).filter((key) => messages[key].includes(', plural,')));
+  // Parsed when the translator is made: a malformed plural fails at start-up, not on a page.
+  const counted = new Map((Object.keys(messages) as MessageKey[]).filter((key) => messages[key].includes(', plural,'))
+    .map((key) => [key, pluralParts(messages[key])]));
   const missing = (key: MessageKey, name: string) => {
     if (STRICT) throw new Error(`message ${key} was given no value for {${name}}`);
     return `{${name}}`;
   };
   return (key, params) => {
-    const text = counted.has(key) ? choosePlurals(messages[key], params ?? {}, rules, (name) => missing(key, name)) : messages[key];
+    const parts = counted.get(key);
+    const text = parts ? choosePlurals(parts, params ?? {}, rules, (name) => missing(key, name)) : messages[key];
     if (!params) return STRICT ? text.replace(PLACEHOLDER, (_m, name: string) => missing(key, name)) : text;
     return text.replace(PLACEHOLDER, (_m, name: string) => (name in params ? String(params[name]) : missing(key, name)));
   };
