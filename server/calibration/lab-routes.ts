@@ -95,8 +95,10 @@ export function labRoutes(app: AppContext): Router {
   function state(dataset: DatasetRow, user: Request['user'], q: Record<string, unknown>, draft?: PromptTemplate): LabState | null {
     const metrics = llmMetrics(dataset.id);
     const all = criteria.forDataset(dataset.id);
-    // A dataset labelled only per context starts on the step those labels speak to.
-    const fallback = !all.some((c) => c.target === 'response') && all.some((c) => c.target === 'context') && metrics.includes('context_precision') ? 'context_precision' : metrics[0];
+    // A dataset labelled only per context starts on the step those labels speak to; otherwise on the
+    // metric the judge ran last (its runs are what the lab compares), else the first.
+    const lastRun = runner.queries.forDataset(dataset.id).find((x) => x.source === 'goldset' && metrics.includes(x.metric_key))?.metric_key;
+    const fallback = !all.some((c) => c.target === 'response') && all.some((c) => c.target === 'context') && metrics.includes('context_precision') ? 'context_precision' : lastRun ?? metrics[0];
     const metricKey = metrics.includes(String(q.metric)) ? String(q.metric) : fallback;
     if (!metricKey) return null;
     const metric = registry.get(dataset.id, metricKey)!;

@@ -43,6 +43,16 @@ async function waitForRuns() {
 }
 
 describe('prompt lab', () => {
+  it('opens on the metric the judge ran last, and on the first metric before any run', async () => {
+    const selected = async () => /id="f-metric"[^>]*>.*?<option value="([^"]+)" selected/.exec((await admin.get(`/datasets/${datasetId}/prompt-lab`)).text)?.[1];
+    const first = await selected();
+    expect(first).not.toBe('dept_correct');
+    const run = app.ctx.runner.create(null, datasetId, { name: 'a first dept_correct run', metricKey: 'dept_correct' });
+    expect(await selected()).toBe('dept_correct');
+    app.ctx.db.prepare('UPDATE run SET archived = 1 WHERE id = ?').run(run.id); // an archived run is not offered
+    expect(await selected()).toBe(first);
+  });
+
   it('shows the current prompt next to a draft and offers only calibration-part items as examples', async () => {
     const page = await admin.get(`/datasets/${datasetId}/prompt-lab?metric=dept_correct`);
     expect(page.status).toBe(200);
