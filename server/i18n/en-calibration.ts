@@ -88,6 +88,8 @@ export const enCalibration = {
   'lab.scope': 'Items',
   'lab.final_check': 'Final check on the held-out part',
   'lab.compare': 'Compare A and B',
+  'lab.nothing_shared': 'These two runs have no expert-labelled item in common: there is nothing to compare.',
+  'lab.nothing_shared_hint': 'A run on the calibration part and a held-out check score different items. Compare two runs of the same part, or a held-out check with a run over all items (the prompt before the change): that is the gain on items the prompt was not tuned on.',
   'lab.compare_title': '{b} against {a}',
   'lab.compare_lead': 'On the {n, plural, one {# item} other {# items}} both runs scored and the experts labelled for "{criterion}".',
   'lab.verdict_better': 'B agrees with the experts better than A, beyond noise.',

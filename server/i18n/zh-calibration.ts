@@ -90,6 +90,8 @@ export const zhCalibration: Record<keyof typeof enCalibration, string> = {
   'lab.scope': '数据范围',
   'lab.final_check': '在留出集上做最终检验',
   'lab.compare': '比较 A 与 B',
+  'lab.nothing_shared': '这两次运行没有共同的、经专家标注的条目，无从比较。',
+  'lab.nothing_shared_hint': '校准集上的运行和留出集检验打分的是不同的条目。请比较同一部分的两次运行，或把留出集检验与一次覆盖全部条目的运行（修改前的提示词）比较：这才是提示词在未针对调优的条目上的提升。',
   'lab.compare_title': '{b} 与 {a} 对比',
   'lab.compare_lead': '基于两次运行都已打分、且专家已就“{criterion}”标注的 {n} 条数据。',
   'lab.verdict_better': 'B 与专家的一致性明显优于 A（超出随机波动）。',

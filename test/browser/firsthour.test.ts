@@ -266,6 +266,76 @@ for (const lang of ['en', 'zh'] as const) {
       await axe(new URL(admin.url()).pathname + new URL(admin.url()).search);
     });
 
+    it('iterates the judge\'s prompt in the lab from the keyboard: a draft runs on the calibration part, the held-out part is checked once, a second look is asked for first, and two runs are compared', async () => {
+      fake.setLatency(0);
+      const lab = `${app.url}/datasets/${datasetId}/prompt-lab`;
+      await admin.goto(lab);
+      expect(await admin.locator('#f-metric').inputValue()).toBe('faithfulness'); // the metric the judge ran
+      const press = async (target: ReturnType<Page['locator']>) => { await target.focus(); await admin.keyboard.press('Enter'); };
+      const runDone = async () => {
+        await admin.waitForURL(/\/runs\/\d+$/);
+        await admin.locator('#run-progress').getByText(t('runs.status_done'), { exact: true }).first().waitFor({ timeout: 30_000 });
+        return Number(new URL(admin.url()).pathname.split('/').pop());
+      };
+      // The draft: one more sentence typed at the end of the instruction, and a note.
+      await admin.locator('#d-instruction').focus();
+      await admin.keyboard.press('Control+End');
+      await admin.keyboard.type(lang === 'zh' ? ' 数字和日期照原文保留。' : ' Keep numbers and dates exactly as written.');
+      await admin.locator('#d-note').focus();
+      await admin.keyboard.type(lang === 'zh' ? '保留数字' : 'keep numbers');
+      await press(admin.getByRole('button', { name: t('lab.run_draft') }));
+      const draftRun = await runDone();
+      await admin.goto(lab);
+      const draftRow = admin.locator('tr', { has: admin.locator(`a[href="/runs/${draftRun}"]`) });
+      expect(await draftRow.textContent()).toContain(t('calib.part_calibration'));
+      await shot(admin, '13a-prompt-lab-draft-run');
+
+      // The held-out part, looked at once: the run says which look it is.
+      await press(draftRow.getByRole('button', { name: t('lab.final_check') }));
+      const firstLook = await runDone();
+      await admin.getByRole('status').filter({ hasText: t('fh.look_note', { look: 1, total: 1, metric: 'faithfulness' }) }).waitFor();
+      await admin.goto(lab);
+      await admin.getByText(t('fh.looks_so_far', { n: 1, metric: 'faithfulness' })).waitFor();
+
+      // A second look is asked for first, and going back spends nothing.
+      await press(draftRow.getByRole('button', { name: t('lab.final_check') }));
+      await admin.getByRole('heading', { level: 1, name: t('fh.look_again_title') }).waitFor();
+      expect(await admin.getByRole('alert').textContent()).toBe(t('fh.look_again_warning', { n: 1, metric: 'faithfulness' }));
+      await shot(admin, '13b-held-out-look-again');
+      await axePage.goto(lab);
+      await axePage.locator('tr', { has: axePage.locator(`a[href="/runs/${draftRun}"]`) }).getByRole('button', { name: t('lab.final_check') }).click();
+      await axePage.getByRole('heading', { level: 1, name: t('fh.look_again_title') }).waitFor();
+      violations.push(...await axeViolations(axePage, 'held-out look again'));
+      const runsBefore = app.ctx.runner.queries.forDataset(datasetId).length;
+      await press(admin.getByRole('link', { name: t('fh.look_again_cancel') }));
+      await admin.getByRole('heading', { level: 1, name: t('lab.title') }).waitFor();
+      expect(app.ctx.runner.queries.forDataset(datasetId).length).toBe(runsBefore);
+
+      // Taken anyway, the second look is counted and its figures flagged as optimistic.
+      await press(draftRow.getByRole('button', { name: t('lab.final_check') }));
+      await press(admin.getByRole('button', { name: t('fh.look_again_confirm', { n: 2 }) }));
+      await runDone();
+      await admin.getByRole('status').filter({ hasText: t('fh.look_spent') }).waitFor();
+
+      // The gain on unseen items: the first held-out look (B, the draft) against the run of the prompt
+      // before it (A, over all items), on the held-out items both scored.
+      await admin.goto(lab);
+      const runs = app.ctx.runner.queries.forDataset(datasetId);
+      const before = runs.find((r) => r.metric_key === 'faithfulness' && JSON.parse(r.selection).part === undefined)!;
+      await admin.getByRole('radio', { name: `A: ${before.name}`, exact: true }).check();
+      await admin.getByRole('radio', { name: `B: ${runs.find((r) => r.id === firstLook)!.name}`, exact: true }).check();
+      await press(admin.getByRole('button', { name: t('lab.compare') }));
+      await admin.waitForURL((u) => u.pathname.endsWith('/compare') && u.searchParams.get('a') === String(before.id) && u.searchParams.get('b') === String(firstLook));
+      await admin.locator('.verdict').waitFor();
+      await shot(admin, '13c-compare');
+      await axe(new URL(admin.url()).pathname + new URL(admin.url()).search);
+      // A calibration-part run against a held-out check shares no item: said so, with no verdict.
+      await admin.goto(`${app.url}/datasets/${datasetId}/compare?a=${draftRun}&b=${firstLook}&criterion=${new URL(admin.url()).searchParams.get('criterion')}`);
+      await admin.getByText(t('lab.nothing_shared')).waitFor();
+      expect(await admin.locator('.verdict').count()).toBe(0);
+      await shot(admin, '13d-compare-nothing-shared');
+    });
+
     it('shows the prompt lab, the export and the audit log in words', async () => {
       await admin.goto(`${app.url}/datasets/${datasetId}/prompt-lab`);
       await admin.getByRole('heading', { level: 1, name: t('lab.title') }).waitFor();

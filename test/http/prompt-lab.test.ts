@@ -97,9 +97,11 @@ describe('prompt lab', () => {
     expect(heldSel.response_ids.every((id) => holdoutPart(seed, id) === 'held_out')).toBe(true);
     expect(JSON.parse(held.prompts).versions).toEqual({ rubric: 1 });
 
+    // The calibration-part run and the held-out check score different items: nothing to compare, and no verdict.
     const compare = await admin.get(`/datasets/${datasetId}/compare?a=${created.id}&b=${held.id}&criterion=${criterion.id}`);
     expect(compare.status).toBe(200);
-    expect(compare.text).toMatch(/No difference beyond noise|beyond noise/);
+    expect(compare.text).toContain('These two runs have no expert-labelled item in common');
+    expect(compare.text).not.toContain('beyond noise');
     heldOutRun = held.id;
     calibrationRun = created.id;
   });
@@ -126,6 +128,14 @@ describe('prompt lab', () => {
     const report = await admin.get(`/datasets/${datasetId}/calibration?criterion=${criterion.id}&run=${second}&part=held_out`);
     expect(report.text).toContain('look 2 of 2');
     expect(app.ctx.db.prepare('SELECT count(*) FROM holdout_look WHERE dataset_id = ?').pluck().get(datasetId)).toBe(2);
+    // The lab offers the newest run (B) against the newest earlier run over the same items (A): the first
+    // held-out look, not the calibration-part run between them; and that comparison has items and a verdict.
+    const lab = (await admin.get(`/datasets/${datasetId}/prompt-lab?metric=dept_correct`)).text;
+    expect(/name="b" value="(\d+)" checked/.exec(lab)?.[1]).toBe(String(second));
+    expect(/name="a" value="(\d+)" checked/.exec(lab)?.[1]).toBe(String(heldOutRun));
+    const looks = await admin.get(`/datasets/${datasetId}/compare?a=${heldOutRun}&b=${second}&criterion=${criterion.id}`);
+    expect(looks.text).toContain('beyond noise');
+    expect(looks.text).not.toContain('no expert-labelled item in common');
   });
 
   it('offers a built-in step no example from labels, only the judge\'s own recorded call, in the step\'s schema', async () => {

@@ -3,6 +3,7 @@
 import { Layout, type PageContext } from '../layout.tsx';
 import type { ContextComparison, ContextRef } from '../../server/calibration/compare-context.ts';
 import type { PairedBootstrapResult } from '../../server/stats/index.ts';
+import { NothingShared } from './prompt-lab.tsx';
 
 function fmt(v: number | null | undefined): string {
   return v === null || v === undefined ? '—' : v.toFixed(3);
@@ -35,6 +36,7 @@ export function ContextComparePage({ ctx, dataset, criterion, a, b, cmp }: {
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / <a href={`/datasets/${dataset.id}/prompt-lab?metric=context_precision&step=verify&criterion=${criterion.id}`}>{t('lab.title')}</a> / {t('lab.compare')}</nav>
       <h1>{t('lab.compare_title', { a: a.name, b: b.name })}</h1>
       <p class="lead">{t('labc.compare_lead', { criterion: criterion.name, n: cmp.n, responses: cmp.responses })}</p>
+      {cmp.n === 0 ? <NothingShared ctx={ctx} datasetId={dataset.id} /> : <>
       {!cmp.meaningful && <div class="alert">{t('ctx.not_meaningful', { n: cmp.n, responses: cmp.responses })}</div>}
       <div class={`card verdict verdict-${cmp.verdict}`} role="status">
         <strong>{t(`lab.verdict_${cmp.verdict}`)}</strong>
@@ -51,6 +53,7 @@ export function ContextComparePage({ ctx, dataset, criterion, a, b, cmp }: {
         <section class="card"><h2>{t('labc.to_agree', { n: cmp.flipped.to_agree.length })}</h2><Flips ctx={ctx} runId={b.id} criterionId={criterion.id} list={cmp.flipped.to_agree} /></section>
         <section class="card"><h2>{t('labc.to_disagree', { n: cmp.flipped.to_disagree.length })}</h2><Flips ctx={ctx} runId={b.id} criterionId={criterion.id} list={cmp.flipped.to_disagree} /></section>
       </div>
+      </>}
     </Layout>
   );
 }

@@ -50,6 +50,7 @@ function Selectors({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetRow;
 
 export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; dataset: DatasetRow; s: LabState; errors?: Record<string, string> }) {
   const { t } = ctx;
+  const baseline = defaultBaseline(s.runs);
   const hidden = (extra: Record<string, string | number> = {}) => <>
     <Csrf token={ctx.csrfToken} />
     <input type="hidden" name="metric" value={s.metric} />
@@ -126,7 +127,7 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
                   const sel = JSON.parse(r.selection) as { part?: string };
                   return (
                     <tr>
-                      <td><input type="radio" name="a" value={r.id} checked={i === 1} aria-label={`A: ${r.name}`} /></td>
+                      <td><input type="radio" name="a" value={r.id} checked={i === baseline} aria-label={`A: ${r.name}`} /></td>
                       <td><input type="radio" name="b" value={r.id} checked={i === 0} aria-label={`B: ${r.name}`} /></td>
                       <td><a href={`/runs/${r.id}`}>{r.name}</a></td>
                       <td><span class={`badge run-${r.status}`}>{t(`runs.status_${r.status}`)}</span></td>
@@ -153,6 +154,35 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
   );
 }
 
+/**
+ * Two runs without an expert-labelled item in common (a calibration-part run against a held-out one)
+ * have nothing to compare: said so, instead of a verdict over no items.
+ */
+export function NothingShared({ ctx, datasetId }: { ctx: PageContext; datasetId: number }) {
+  return (
+    <div class="alert" role="status">
+      <p><strong>{ctx.t('lab.nothing_shared')}</strong></p>
+      <p>{ctx.t('lab.nothing_shared_hint')} <a href={`/datasets/${datasetId}/prompt-lab`}>{ctx.t('lab.title')}</a></p>
+    </div>
+  );
+}
+
+/** The part of the items a run scored: calibration, held_out, or all (a run not started from the lab). */
+function partOf(run: RunRow): string {
+  return (JSON.parse(run.selection) as { part?: string }).part ?? 'all';
+}
+
+/**
+ * The run offered as A next to the newest run (B): the newest earlier one that scored items B scored
+ * too (same part, or all items), so that the comparison the page opens with has items to compare.
+ */
+export function defaultBaseline(runs: readonly RunRow[]): number {
+  if (runs.length < 2) return -1;
+  const b = partOf(runs[0]!);
+  const i = runs.findIndex((r, j) => j > 0 && (partOf(r) === b || partOf(r) === 'all' || b === 'all'));
+  return i === -1 ? 1 : i;
+}
+
 function fmt(v: number | null | undefined): string {
   return v === null || v === undefined ? '—' : v.toFixed(3);
 }
@@ -170,6 +200,7 @@ export function ComparePage({ ctx, dataset, criterion, a, b, cmp }: { ctx: PageC
       <nav class="crumbs" aria-label={t('nav.breadcrumbs')}><a href="/datasets">{t('nav.datasets')}</a> / <a href={`/datasets/${dataset.id}`}>{dataset.name}</a> / <a href={`/datasets/${dataset.id}/prompt-lab`}>{t('lab.title')}</a> / {t('lab.compare')}</nav>
       <h1>{t('lab.compare_title', { a: a.name, b: b.name })}</h1>
       <p class="lead">{t('lab.compare_lead', { criterion: criterion.name, n: cmp.n })}</p>
+      {cmp.n === 0 ? <NothingShared ctx={ctx} datasetId={dataset.id} /> : <>
       {!cmp.meaningful && <div class="alert">{t('calib.not_meaningful', { n: cmp.n })}</div>}
       <div class={`card verdict verdict-${cmp.verdict}`} role="status">
         <strong>{t(`lab.verdict_${cmp.verdict}`)}</strong>
@@ -187,6 +218,7 @@ export function ComparePage({ ctx, dataset, criterion, a, b, cmp }: { ctx: PageC
         <section class="card"><h2>{t('lab.to_disagree', { n: cmp.flipped.to_disagree.length })}</h2>
           <ul class="flips">{cmp.flipped.to_disagree.map((id) => <li><a href={`/runs/${b.id}/scores/${id}`}>#{id}</a></li>)}</ul></section>
       </div>
+      </>}
     </Layout>
   );
 }
