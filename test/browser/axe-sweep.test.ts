@@ -5,13 +5,13 @@
 // and the per-context pages (contexts.test.ts checks those in English only). firsthour.test.ts checks
 // the main flow's pages in both languages. Each must answer 200
 // (an error page its own status) with zero violations. axe is an injected script, so these contexts
-// bypass the CSP (see browser.ts). Each page is also checked for text boxes that hide part of a short text.
+// bypass the CSP (see browser.ts). Each page is also checked for broken layout (text boxes hiding a short text, table cells not laid out as cells).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { translator } from '../../server/i18n/index.ts';
 import { loadExampleData } from '../../server/datasets/example.ts';
-import { axeViolations, clippedTextareas, launchBrowser, logIn } from './browser.ts';
+import { axeViolations, layoutProblems, launchBrowser, logIn } from './browser.ts';
 
 const ADMIN = { email: 'ada@example.com', name: 'Ada Admin', password: 'correct horse battery' };
 
@@ -76,7 +76,7 @@ describe('axe on every page, in English and Chinese', () => {
         expect(res?.status(), `${name} ${url}`).toBe(200);
         // Closed sections too: axe checks what is in them.
         await page.evaluate(() => { document.querySelectorAll('details').forEach((d) => { d.open = true; }); });
-        found.push(...await axeViolations(page, `${name} (${url})`), ...await clippedTextareas(page, `${name} (${url})`));
+        found.push(...await axeViolations(page, `${name} (${url})`), ...await layoutProblems(page, `${name} (${url})`));
       }
       expect(found).toEqual([]);
     });

@@ -27,14 +27,21 @@ export async function axeViolations(page: Page, where: string = page.url()): Pro
 }
 
 /**
- * Text boxes that hide part of a short text at rest: every visible textarea whose value (or, when
- * empty, placeholder) is at most `maxLines` lines must show all of it without scrolling. One line each.
+ * What a person would see as broken layout, one line each: a visible textarea whose value (or, when
+ * empty, placeholder) is at most `maxLines` lines but does not show all of it without scrolling; a
+ * cell of a table row that is not laid out as a cell (a `display` given to a td or th by a class breaks its row).
  */
-export async function clippedTextareas(page: Page, where: string = page.url(), maxLines = 8): Promise<string[]> {
-  const clipped = await page.evaluate((max) => Array.from(document.querySelectorAll('textarea'))
-    .filter((box) => box.offsetParent !== null && (box.value || box.placeholder).split('\n').length <= max && box.scrollHeight > box.clientHeight + 1)
-    .map((box) => `#${box.id || box.name} (${box.scrollHeight}px of text in ${box.clientHeight}px)`), maxLines);
-  return clipped.map((c) => `${where}: ${c}`);
+export async function layoutProblems(page: Page, where: string = page.url(), maxLines = 8): Promise<string[]> {
+  const found = await page.evaluate((max) => [
+    ...Array.from(document.querySelectorAll('textarea'))
+      .filter((box) => box.offsetParent !== null && (box.value || box.placeholder).split('\n').length <= max && box.scrollHeight > box.clientHeight + 1)
+      .map((box) => `#${box.id || box.name} hides text (${box.scrollHeight}px of text in ${box.clientHeight}px)`),
+    ...Array.from(document.querySelectorAll('td, th'))
+      // A table restyled as a whole (rows as grids, cells as blocks) is a layout; one cell of a table row is a break.
+      .filter((cell) => getComputedStyle(cell).display !== 'table-cell' && cell.parentElement !== null && getComputedStyle(cell.parentElement).display === 'table-row')
+      .map((cell) => `a ${cell.tagName.toLowerCase()}${cell.className ? `.${cell.className}` : ''} is laid out as ${getComputedStyle(cell).display}, not as a table cell`),
+  ], maxLines);
+  return [...new Set(found)].map((c) => `${where}: ${c}`);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { translator, type T } from '../../server/i18n/index.ts';
-import { axeViolations, clippedTextareas, launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+import { axeViolations, layoutProblems, launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
 
 for (const lang of ['en', 'zh'] as const) {
   const t: T = translator(lang);
@@ -41,10 +41,10 @@ for (const lang of ['en', 'zh'] as const) {
       page.on('console', (m) => { if (m.type() === 'error') errors.push(`console on ${page.url()}: ${m.text()}`); });
     }
 
-    /** Opens the page in the axe context (the admin's session, CSP bypassed) and records every violation (and clipped text box). */
+    /** Opens the page in the axe context (the admin's session, CSP bypassed) and records every violation (and broken layout). */
     async function axe(path: string): Promise<void> {
       await axePage.goto(app.url + path);
-      violations.push(...await axeViolations(axePage, path), ...await clippedTextareas(axePage, path));
+      violations.push(...await axeViolations(axePage, path), ...await layoutProblems(axePage, path));
     }
 
     beforeAll(async () => {

@@ -103,12 +103,11 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
                 <tr id={`cand-${c.response_id}`}>
                   <td>{c.question}</td><td class="sub">{c.answer}</td><td><strong>{c.gold}</strong></td>
                   <td class="sub">{c.rationale}{c.corrected_answer && <div>{t('field.corrected_answer')}: {c.corrected_answer}</div>}</td>
-                  <td class="actions">
+                  <td><div class="actions">
                     {c.from_label && <button class="btn small" type="submit" form="draft-form" formaction={`/datasets/${dataset.id}/prompt-lab/add-example?source=label`}
                       name="example" value={c.response_id}>{t('lab.add_from_label')}</button>}
                     {c.from_trace && <button class="btn small" type="submit" form="draft-form" formaction={`/datasets/${dataset.id}/prompt-lab/add-example?source=trace`}
-                      name="example" value={c.response_id}>{t('lab.add_from_trace')}</button>}
-                  </td>
+                      name="example" value={c.response_id}>{t('lab.add_from_trace')}</button>}</div></td>
                 </tr>
               ))}
             </tbody>
