@@ -10,6 +10,7 @@ import { enFirsthour } from './en-firsthour.ts';
 import { enEstimate } from './en-estimate.ts';
 import { enRagas } from './en-ragas.ts';
 import { enInterfaces } from './en-interfaces.ts';
+import { enComputation } from './en-computation.ts';
 
 export const en = {
   ...enLabelling,
@@ -23,6 +24,7 @@ export const en = {
   ...enEstimate,
   ...enRagas,
   ...enInterfaces,
+  ...enComputation,
   'nav.skip': 'Skip to content',
   'nav.main': 'Main',
   'nav.home': 'Home',

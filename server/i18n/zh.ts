@@ -11,6 +11,7 @@ import { zhFirsthour } from './zh-firsthour.ts';
 import { zhEstimate } from './zh-estimate.ts';
 import { zhRagas } from './zh-ragas.ts';
 import { zhInterfaces } from './zh-interfaces.ts';
+import { zhComputation } from './zh-computation.ts';
 
 export const zh: Record<MessageKey, string> = {
   ...zhLabelling,
@@ -24,6 +25,7 @@ export const zh: Record<MessageKey, string> = {
   ...zhEstimate,
   ...zhRagas,
   ...zhInterfaces,
+  ...zhComputation,
   'nav.skip': '跳到正文',
   'nav.main': '主导航',
   'nav.home': '首页',

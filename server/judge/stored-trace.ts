@@ -31,7 +31,9 @@ function boundStep(step: TraceStep): TraceStep {
   return { ...step, raw, parsed, messages, ...(error !== undefined ? { error } : {}), ...(cut ? { truncated } : {}) };
 }
 
-/** The trace as stored and shown: every step within the limits. */
+/** The trace as stored and shown: every step within the limits, and the computation's texts (an error's message) too. */
 export function boundTrace(trace: Trace): Trace {
-  return { ...trace, steps: trace.steps.map(boundStep), computation: clip(trace.computation, ERROR_CHARS).text };
+  const explained = trace.explained?.map((line) => line.params === undefined ? line
+    : { ...line, params: Object.fromEntries(Object.entries(line.params).map(([k, v]) => [k, typeof v === 'string' ? clip(v, ERROR_CHARS).text : v])) });
+  return { ...trace, steps: trace.steps.map(boundStep), computation: clip(trace.computation, ERROR_CHARS).text, ...(explained ? { explained } : {}) };
 }

@@ -1,6 +1,7 @@
 // The contract between metric definitions (what to ask the judge, how to turn answers into a number)
 // and the run executor (which items, which prompt versions, storing scores and traces).
 import type { ZodType } from 'zod';
+import type { Said } from './computation.ts';
 import type { ChatJsonResult, JudgeMessage } from '../llm/client.ts';
 
 export type Language = 'en' | 'zh';
@@ -57,8 +58,10 @@ export interface Trace {
   steps: TraceStep[];
   /** Embedding similarities and other numbers that are not LLM replies. */
   values?: Record<string, unknown>;
-  /** How the number was computed, in words and figures, e.g. "F1(TP=1, FP=1, FN=1) = 0.5; 0.75·0.5 + 0.25·0.98 = 0.62". */
+  /** How the number was computed, in words and figures, e.g. "F1(TP=1, FP=1, FN=1) = 0.5; 0.75·0.5 + 0.25·0.98 = 0.62" (English). */
   computation: string;
+  /** The same, line by line as catalogue keys and values, for a page to say in its reader's language (computation.ts). */
+  explained?: Said[];
 }
 
 /**

@@ -124,7 +124,7 @@ export function contextReviewRoutes(app: AppContext): Router {
       }),
       index, criterion: { id: c.id, name: c.name, guidelines: c.guidelines },
       score: score ? { status: score.status, value: score.value } : null,
-      computation: trace?.computation ?? null, step: verifySteps[index] ?? null,
+      computation: trace, step: verifySteps[index] ?? null,
       experts: annotations.map((a) => ({ email: a.annotator_email ?? '', value: valueOf(a.id, index), rationale: a.rationale, submitted_at: a.submitted_at })),
       adjudication: adjudication ? { by: adjudication.adjudicator_email, reason: adjudication.reason, version: adjudication.version } : null,
       verdict: q.verdict(run.id, c.id, response.id, index) ?? null,

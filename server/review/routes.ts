@@ -36,7 +36,7 @@ export function parseTrace(json: string | null): Trace | null {
     const t = JSON.parse(json) as Partial<Trace>;
     // Cut to the limits on display too: traces stored before the limits existed may hold whole 10 MB replies.
     return boundTrace({ steps: Array.isArray(t.steps) ? t.steps : [], computation: typeof t.computation === 'string' ? t.computation : '',
-      ...(t.values ? { values: t.values } : {}) });
+      ...(t.values ? { values: t.values } : {}), ...(Array.isArray(t.explained) ? { explained: t.explained } : {}) });
   } catch {
     return null;
   }

@@ -217,6 +217,8 @@ for (const lang of ['en', 'zh'] as const) {
       await admin.locator('#scores tbody a').first().click();
       await admin.waitForURL(/\/scores\/\d+$/);
       await shot(admin, '09-trace');
+      // How the score was computed, in the page's language.
+      expect(await admin.locator('p.computation').textContent()).toMatch(lang === 'zh' ? /^\d+ 条陈述中有 \d+ 条得到参考资料支持 → / : /^\d+ of \d+ statements? supported by the contexts → /);
       await axe(new URL(admin.url()).pathname);
     });
 

@@ -75,7 +75,7 @@ describe('context_precision', () => {
 });
 
 describe('context_recall', () => {
-  it('1 of 1 ground-truth statements attributed gives 1 (the course’s third row) in one call', async () => {
+  it('1 of 1 ground-truth statement attributed gives 1 (the course’s third row) in one call', async () => {
     routeSteps(fake, {
       context_attribution: (input) => {
         expect(input['context']).toBe('牛顿发现了万有引力\n张伟 教研部工程师，他最近在负责课程研发');
@@ -86,7 +86,7 @@ describe('context_recall', () => {
     const result = await score(contextRecallMetric, row3, judgeFor(fake), 'zh');
     expect(result).toMatchObject({ status: 'ok', value: 1 });
     expect(fake.counts().chat).toBe(1);
-    expect(result.trace.computation).toBe('1 of 1 ground-truth statements attributed to the contexts → 1/1 = 1.0000');
+    expect(result.trace.computation).toBe('1 of 1 ground-truth statement attributed to the contexts → 1/1 = 1.0000');
   });
 
   it('counts attributed statements: 1 of 2 gives 0.5', async () => {

@@ -13,6 +13,8 @@ import { contextStateQuery, DIRECTIONS, type ContextQueueItem, type ContextQueue
 import { reviewText } from '../../server/review/text.ts';
 import { VerdictForm } from './review-verdict-form.tsx';
 import { Crumbs, CurrentVerdict, ExpertLabels, filterLabel, TraceSteps, VerdictBadge, type ExpertLabel } from './review.tsx';
+import { computationIn } from '../../server/judge/computation.ts';
+import type { Trace } from '../../server/judge/types.ts';
 
 const TEXT_CHARS = 160;
 
@@ -114,7 +116,8 @@ export interface ContextItemModel {
   index: number;
   criterion: { id: number; name: string; guidelines: string };
   score: { status: string; value: number | null } | null;
-  computation: string | null;
+  /** How the run's score of the whole answer was computed (computationIn says it in the reader's language). */
+  computation: Pick<Trace, 'computation' | 'explained'> | null;
   /** The judge's call for this context, as sent and answered. */
   step: TraceStep | null;
   experts: ExpertLabel[];
@@ -176,7 +179,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
                 {item.adjudication && <p class="sub">{r('review.adjudicated', { who: item.adjudication.by, reason: item.adjudication.reason })}</p>}
               </div>
             </div>
-            {item.computation && <p class="mono computation">{item.computation}</p>}
+            {item.computation?.computation && <p class="mono computation">{computationIn(item.computation, t)}</p>}
             {item.score && <p><a href={`/runs/${run.id}/scores/${response.id}`}>{r('review.full_trace')}</a></p>}
           </section>
 

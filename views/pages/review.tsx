@@ -18,6 +18,7 @@ import { stateQuery, type QueueState } from '../../server/review/state.ts';
 import { reviewText, type RT } from '../../server/review/text.ts';
 import { TraceCut } from '../trace-cut.tsx';
 import type { Children } from '../jsx-runtime.ts';
+import { computationIn } from '../../server/judge/computation.ts';
 
 const BADGE: Record<VerdictFilter, string> = { none: 'badge', judge_right: 'badge run-running', expert_right: 'badge score-error', ambiguous: 'badge status-in_review', any: 'badge' };
 const QUESTION_CHARS = 140;
@@ -331,7 +332,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
               {criterion.kind !== 'numeric' && item.comparison.judgeValue !== null && <><dt>{r('review.judge_verdict')}</dt><dd>{valueLabel(criterion, item.comparison.judgeValue)}</dd></>}
               <dt>{r('review.gap')}</dt><dd>{fmt(item.comparison.gap)}</dd>
             </dl>
-            {item.trace?.computation && <p class="mono computation">{item.trace.computation}</p>}
+            {item.trace?.computation && <p class="mono computation">{computationIn(item.trace, t)}</p>}
             {item.score && <p><a href={`/runs/${run.id}/scores/${response.id}`}>{r('review.full_trace')}</a></p>}
           </section>
 

@@ -11,6 +11,7 @@ import { STATEMENTS_PROMPTS } from '../prompts/statements.ts';
 import type { MetricDefinition } from '../types.ts';
 import { defineMetric, f4 } from './pipeline.ts';
 import { cleanStatements, StatementsInput, StatementsSchema } from './statements.ts';
+import { said } from '../computation.ts';
 
 const StatementWithReason = z.object({ statement: z.string(), reason: z.string() });
 export const ClassifyInput = z.object({ question: z.string(), answer: z.array(z.string()), ground_truth: z.array(z.string()) });
@@ -26,9 +27,9 @@ export interface AnswerCorrectnessOptions {
   beta?: number;
 }
 
-function weighted(weights: readonly [number, number], factuality: number, similarity: number | null, value: number): string {
+/** The weighted mean of factuality and similarity, as a formula (similarity is not null). */
+function weighted(weights: readonly [number, number], factuality: number, similarity: number, value: number): string {
   const [wf, ws] = weights;
-  if (similarity === null) return `similarity weight 0 → ${f4(value)}`;
   const sum = wf + ws;
   const terms = `${wf}×${f4(factuality)} + ${ws}×${f4(similarity)}`;
   return sum === 1 ? `${terms} = ${f4(value)}` : `(${terms}) / ${sum} = ${f4(value)}`;
@@ -63,7 +64,7 @@ export function createAnswerCorrectness(options: AnswerCorrectnessOptions = {}):
       p.values['answer_statements'] = answer;
       p.values['ground_truth_statements'] = groundTruth;
       if (answer.length === 0 && groundTruth.length === 0) {
-        return p.skipped('no_statements', 'neither the answer nor the ground truth yielded a statement; not scored');
+        return p.skipped('no_statements', said('comp.ac_no_statements'));
       }
 
       const [classified, embedded] = await Promise.all([
@@ -77,23 +78,24 @@ export function createAnswerCorrectness(options: AnswerCorrectnessOptions = {}):
       p.values['FN'] = FN;
       const counts = { tp: TP.length, fp: FP.length, fn: FN.length };
       if (counts.tp + counts.fp + counts.fn === 0) {
-        return p.error('empty_classification', 'the classifier put no statement into TP, FP or FN although there were statements; no score');
+        return p.error('empty_classification', said('comp.ac_empty_classification'));
       }
 
       let similarity: number | null = null;
       if (embedded) {
-        if (!embedded.ok) return p.error(embedded.reason, `embedding the answer and the ground truth failed (${embedded.reason}); no score`);
+        if (!embedded.ok) return p.error(embedded.reason, said('comp.ac_embedding_failed', { reason: embedded.reason }));
         similarity = cosine(embedded.value[0]!, embedded.value[1]!);
-        if (similarity === null) return p.error('zero_vector', 'an embedding is the zero vector, so the similarity is undefined; no score');
+        if (similarity === null) return p.error('zero_vector', said('comp.zero_vector'));
         p.values['similarity'] = similarity;
       }
 
       const factuality = fbeta(counts.tp, counts.fp, counts.fn, beta);
       p.values['factuality'] = factuality;
       const score = answerCorrectness(counts, similarity, weights, beta);
-      if (score.value === null) return p.error(score.reason, `no score (${score.reason})`);
-      const computation = `${fName}(TP=${counts.tp}, FP=${counts.fp}, FN=${counts.fn})=${f4(factuality)}; ${weighted(weights, factuality, similarity, score.value)}`;
-      return p.ok(score.value, computation);
+      if (score.value === null) return p.error(score.reason, said('comp.no_score', { reason: score.reason }));
+      const f = { f: fName, tp: counts.tp, fp: counts.fp, fn: counts.fn, factuality: f4(factuality) };
+      return p.ok(score.value, similarity === null ? said('comp.ac_factuality_only', { ...f, value: f4(score.value) })
+        : said('comp.ac_weighted', { ...f, formula: weighted(weights, factuality, similarity, score.value) }));
     },
   });
 }

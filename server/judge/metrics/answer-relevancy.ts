@@ -16,6 +16,7 @@ import type { NoncommittalRule } from '../../metrics/index.ts';
 import { QUESTION_PROMPTS } from '../prompts/relevancy.ts';
 import type { MetricDefinition } from '../types.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
+import { said } from '../computation.ts';
 
 export const QuestionInput = z.object({ answer: z.string(), variant: z.number().int().min(1) });
 export const QuestionSchema = z.object({ question: z.string(), noncommittal: Verdict01 });
@@ -47,22 +48,22 @@ export function createAnswerRelevancy(options: AnswerRelevancyMetricOptions = {}
       p.values['generated'] = usable;
       p.values['rule'] = rule;
       // Ragas 0.4: NaN when every generated question is "", else every question (empty ones too) is embedded.
-      if (usable.every((g) => g.question === '')) return p.skipped('no_generated_questions', 'every generated question is empty (Ragas: NaN); not scored');
+      if (usable.every((g) => g.question === '')) return p.skipped('no_generated_questions', said('comp.ar_all_empty'));
 
       const embedded = await p.embed([item.question, ...usable.map((g) => g.question)]);
-      if (!embedded.ok) return p.error(embedded.reason, `embedding the questions failed (${embedded.reason}); no score`);
+      if (!embedded.ok) return p.error(embedded.reason, said('comp.ar_embedding_failed', { reason: embedded.reason }));
       const [questionVec, ...generatedVecs] = embedded.value;
       const flags = usable.map((g) => g.noncommittal);
       const cosines = generatedVecs.map((v) => cosine(v, questionVec!));
       p.values['cosines'] = cosines;
 
       const score = answerRelevancy(questionVec!, generatedVecs, flags, { rule });
-      if (score.value === null) return p.error(score.reason, `no score (${score.reason})`);
-      const flagText = `noncommittal [${flags.join(', ')}] (rule '${rule}')`;
+      if (score.value === null) return p.error(score.reason, said('comp.no_score', { reason: score.reason }));
+      const flagged = { flags: flags.join(', '), rule };
       const fires = rule === 'any' ? flags.includes(1) : flags.every((f) => f === 1);
-      if (fires) return p.ok(score.value, `${flagText} → 0`);
+      if (fires) return p.ok(score.value, said('comp.ar_noncommittal', flagged));
       const terms = cosines.map((c) => f4(c ?? 0)).join(' + ');
-      return p.ok(score.value, `mean cosine(question, generated) = (${terms}) / ${cosines.length} = ${f4(score.value)}; ${flagText} → ${f4(score.value)}`);
+      return p.ok(score.value, said('comp.ar_mean', { ...flagged, terms, n: cosines.length, value: f4(score.value) }));
     },
   });
 }

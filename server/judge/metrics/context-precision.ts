@@ -10,6 +10,7 @@ import { contextPrecision } from '../../metrics/index.ts';
 import { VERIFY_PROMPTS } from '../prompts/context.ts';
 import type { Language, MetricDefinition, PromptExample, ScoringItem } from '../types.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
+import { said, type Said } from '../computation.ts';
 
 export const VerificationSchema = z.object({ reason: z.string(), verdict: Verdict01 });
 /** What the verify step is asked with: one context, and the ground truth (or the answer, without reference) as `answer`. */
@@ -53,16 +54,16 @@ export const VERIFY_REFERENCE: Readonly<Record<string, 'ground_truth' | 'answer'
 };
 
 /** "verdicts [0, 1] → (P@2=0.5000) / 1 = 0.5000" */
-export function describePrecision(verdicts: readonly (0 | 1)[], value: number): string {
+export function describePrecision(verdicts: readonly (0 | 1)[], value: number): Said {
   const terms: string[] = [];
   let relevant = 0;
   verdicts.forEach((v, i) => {
     relevant += v;
     if (v === 1) terms.push(`P@${i + 1}=${f4(relevant / (i + 1))}`);
   });
-  const list = `verdicts [${verdicts.join(', ')}]`;
-  if (relevant === 0) return `${list}: no useful context → 0`;
-  return `${list} → Σ precision@k·v_k / Σ v_k = (${terms.join(' + ')}) / ${relevant} = ${f4(value)}`;
+  const list = verdicts.join(', ');
+  if (relevant === 0) return said('comp.cp_none_useful', { verdicts: list });
+  return said('comp.cp_mean', { verdicts: list, terms: terms.join(' + '), relevant, value: f4(value) });
 }
 
 function createContextPrecision(key: string, column: string, reference: 'ground_truth' | 'answer'): MetricDefinition {
@@ -82,7 +83,7 @@ function createContextPrecision(key: string, column: string, reference: 'ground_
       const verdicts = judged.map((j) => (j.ok ? j.value.verdict : 0));
       p.values['verdicts'] = verdicts;
       const score = contextPrecision(verdicts);
-      if (score.value === null) return p.skipped(score.reason, 'no retrieved contexts; not scored');
+      if (score.value === null) return p.skipped(score.reason, said('comp.cp_no_contexts'));
       return p.ok(score.value, describePrecision(verdicts, score.value));
     },
   });

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { contextRecall } from '../../metrics/index.ts';
 import { ATTRIBUTE_PROMPTS } from '../prompts/context.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
+import { said } from '../computation.ts';
 
 export const AttributeInput = z.object({ question: z.string(), context: z.string(), reference: z.string() });
 export const AttributionSchema = z.object({
@@ -24,7 +25,7 @@ export const contextRecallMetric = defineMetric({
   steps: [{ step: 'attribute', defaults: ATTRIBUTE_PROMPTS, input: AttributeInput, output: AttributionSchema }],
   async run(item, p) {
     if (item.retrieved_contexts.length === 0) {
-      return p.ok(0, 'no context was retrieved, so no statement of the ground truth can be attributed → 0');
+      return p.ok(0, said('comp.cr_no_context'));
     }
     const judged = await p.ask('attribute', 'context_attribution', AttributionSchema, {
       question: item.question,
@@ -35,9 +36,9 @@ export const contextRecallMetric = defineMetric({
     const classifications = judged.value.classifications;
     p.values['classifications'] = classifications;
     const score = contextRecall(classifications.map((c) => c.attributed));
-    if (score.value === null) return p.skipped(score.reason, 'the ground truth yielded no statement to attribute; not scored');
+    if (score.value === null) return p.skipped(score.reason, said('comp.cr_no_statements'));
     const attributed = classifications.filter((c) => c.attributed === 1).length;
     const n = classifications.length;
-    return p.ok(score.value, `${attributed} of ${n} ground-truth statements attributed to the contexts → ${attributed}/${n} = ${f4(score.value)}`);
+    return p.ok(score.value, said('comp.cr', { attributed, n, value: f4(score.value) }));
   },
 });

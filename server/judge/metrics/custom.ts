@@ -14,6 +14,7 @@ import { rubricOutputFormat } from '../prompts/rubric.ts';
 import type { RubricCategory, RubricOutput } from '../prompts/rubric.ts';
 import type { LabelledItem, Language, MetricDefinition, PromptExample, PromptInUse, PromptTemplate, ScoreResult, TraceStep } from '../types.ts';
 import { defineMetric, f4 } from './pipeline.ts';
+import { inEnglish, said, type Said } from '../computation.ts';
 
 export type { RubricCategory, RubricOutput } from '../prompts/rubric.ts';
 
@@ -81,18 +82,18 @@ function rubricValueOf(output: RubricOutput, categories: readonly RubricCategory
 }
 
 /** The judge's raw value as a score in 0..1, and how it got there. */
-export function normaliseRubricValue(output: RubricOutput, value: number | string, categories: readonly RubricCategory[] = []): { score: number; how: string } {
+export function normaliseRubricValue(output: RubricOutput, value: number | string, categories: readonly RubricCategory[] = []): { score: number; how: Said } {
   switch (output) {
-    case 'binary': return { score: Number(value), how: `binary: ${value} → ${value}` };
+    case 'binary': return { score: Number(value), how: said('comp.rubric_binary', { raw: value, value }) };
     case 'scale_1_5': {
       const score = (Number(value) - 1) / 4;
-      return { score, how: `scale 1–5: (${value} − 1) / 4 = ${f4(score)}` };
+      return { score, how: said('comp.rubric_scale', { raw: value, value: f4(score) }) };
     }
-    case 'score_0_1': return { score: Number(value), how: `score 0–1: ${value} → ${f4(Number(value))}` };
+    case 'score_0_1': return { score: Number(value), how: said('comp.rubric_score', { raw: value, value: f4(Number(value)) }) };
     case 'categorical': {
       const category = categories.find((c) => c.value === value);
       if (!category) throw new RangeError(`unknown category ${JSON.stringify(value)}`);
-      return { score: category.score, how: `category ${JSON.stringify(value)} → ${f4(category.score)}` };
+      return { score: category.score, how: said('comp.rubric_category', { raw: JSON.stringify(value), value: f4(category.score) }) };
     }
   }
 }
@@ -185,7 +186,7 @@ export function compositeMetric(config: CompositeConfig): MetricDefinition {
     async score(item, ctx): Promise<ScoreResult> {
       const steps: TraceStep[] = [];
       const values: Record<string, unknown> = {};
-      const lines: string[] = components.filter((c) => c.weight === 0).map((c) => `${c.metric.key}: weight 0, not run`);
+      const lines: Said[] = components.filter((c) => c.weight === 0).map((c) => ({ ...said('comp.weight_zero'), prefix: `${c.metric.key}: ` }));
       const parts: CompositeComponent[] = [];
       for (const [i, c] of active.entries()) {
         const k = c.metric.key;
@@ -193,25 +194,27 @@ export function compositeMetric(config: CompositeConfig): MetricDefinition {
         try {
           r = await c.metric.score(item, { judge: ctx.judge, prompts: only(ctx.prompts, `${k}.`) });
         } catch (err) {
-          r = { status: 'error', value: null, reason: 'internal', trace: { steps: [], computation: `internal error: ${err instanceof Error ? err.message : String(err)}` } };
+          const explained = [said('comp.internal', { message: err instanceof Error ? err.message : String(err) })];
+          r = { status: 'error', value: null, reason: 'internal', trace: { steps: [], computation: inEnglish(explained), explained } };
         }
         steps.push(...r.trace.steps.map((s) => ({ ...s, step: `${k}.${s.step}` })));
         values[k] = { status: r.status, value: r.value, reason: r.reason, weight: c.weight, ...(r.trace.values ? { values: r.trace.values } : {}) };
-        lines.push(`${k}: ${r.trace.computation}`);
+        // A component's lines after its name; a component that gave no lines (a metric not built on the pipeline) as its text.
+        lines.push(...(r.trace.explained ?? [said('comp.text', { text: r.trace.computation })]).map((l) => ({ ...l, prefix: `${k}: ${l.prefix ?? ''}` })));
         if (r.status !== 'ok') {
           const rest = active.slice(i + 1).map((x) => x.metric.key);
-          lines.push(`${k} has no value (${r.reason}), so neither has the composite${rest.length ? `; not run: ${rest.join(', ')}` : ''}`);
-          return { status: r.status, value: null, reason: `${k}.${r.reason}`, trace: { steps, values, computation: lines.join('\n') } };
+          lines.push(rest.length ? said('comp.component_no_value_rest', { metric: k, reason: r.reason, rest: rest.join(', ') }) : said('comp.component_no_value', { metric: k, reason: r.reason }));
+          return { status: r.status, value: null, reason: `${k}.${r.reason}`, trace: { steps, values, computation: inEnglish(lines), explained: lines } };
         }
         parts.push({ name: k, score: { value: r.value }, weight: c.weight });
       }
       const combined = composite(parts);
       if (combined.value === null) {
-        return { status: 'error', value: null, reason: combined.reason, trace: { steps, values, computation: lines.join('\n') } };
+        return { status: 'error', value: null, reason: combined.reason, trace: { steps, values, computation: inEnglish(lines), explained: lines } };
       }
       const terms = parts.map((p) => `${p.weight}×${f4(p.score.value ?? 0)}`).join(' + ');
-      lines.push(weightSum === 1 ? `composite = ${terms} = ${f4(combined.value)}` : `composite = (${terms}) / ${weightSum} = ${f4(combined.value)}`);
-      return { status: 'ok', value: combined.value, reason: null, trace: { steps, values, computation: lines.join('\n') } };
+      lines.push(said('comp.composite', { formula: weightSum === 1 ? terms : `(${terms}) / ${weightSum}`, value: f4(combined.value) }));
+      return { status: 'ok', value: combined.value, reason: null, trace: { steps, values, computation: inEnglish(lines), explained: lines } };
     },
   };
 }

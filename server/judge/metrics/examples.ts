@@ -9,6 +9,7 @@ import type { MetricDefinition } from '../types.ts';
 import { customRubricMetric } from './custom.ts';
 import type { CustomRubricConfig } from './custom.ts';
 import { defineMetric } from './pipeline.ts';
+import { said } from '../computation.ts';
 
 export const COMPLETENESS_CONFIG: CustomRubricConfig = {
   key: 'completeness',
@@ -87,7 +88,7 @@ export const concisenessMetric: MetricDefinition = defineMetric({
     const words = countWords(item.answer);
     const score = concisenessScore(words);
     p.values['words'] = words;
-    return p.ok(score, `${words} words (whitespace-separated) → ${score} (≤50: 1.0, ≤100: 0.8, ≤200: 0.6, else 0.4)`);
+    return p.ok(score, said('comp.words', { words, value: score }));
   },
 });
 

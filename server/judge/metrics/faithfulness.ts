@@ -9,6 +9,7 @@ import { NLI_PROMPTS } from '../prompts/faithfulness.ts';
 import { STATEMENTS_PROMPTS } from '../prompts/statements.ts';
 import { defineMetric, f4, Verdict01 } from './pipeline.ts';
 import { cleanStatements, StatementsInput, StatementsSchema } from './statements.ts';
+import { said } from '../computation.ts';
 
 export const NliInput = z.object({ context: z.string(), statements: z.array(z.string()) });
 export const NliSchema = z.object({
@@ -30,21 +31,21 @@ export const faithfulnessMetric = defineMetric({
     if (!extracted.ok) return p.failed('statements', extracted.reason);
     const statements = cleanStatements(extracted.value.statements);
     p.values['statements'] = statements;
-    if (statements.length === 0) return p.skipped('no_statements', 'the answer yielded no statement to check; not scored');
+    if (statements.length === 0) return p.skipped('no_statements', said('comp.f_no_statements'));
 
     const judged = await p.ask('nli', 'nli_verdicts', NliSchema, { context: item.retrieved_contexts.join('\n'), statements });
     if (!judged.ok) return p.failed('nli', judged.reason);
     const verdicts = judged.value.statements;
     p.values['verdicts'] = verdicts;
-    if (verdicts.length === 0) return p.error('empty_verdicts', `the judge returned no verdict for ${statements.length} statements; no score`);
+    if (verdicts.length === 0) return p.error('empty_verdicts', said('comp.f_empty_verdicts', { n: statements.length }));
     // Like Ragas, the score is over the verdicts the judge returned; a count mismatch is noted.
     if (verdicts.length !== statements.length) {
       p.values['note'] = `the judge returned ${verdicts.length} verdicts for ${statements.length} statements`;
     }
 
     const score = faithfulness(verdicts.map((v) => v.verdict));
-    if (score.value === null) return p.error(score.reason, `no score (${score.reason})`);
+    if (score.value === null) return p.error(score.reason, said('comp.no_score', { reason: score.reason }));
     const supported = verdicts.filter((v) => v.verdict === 1).length;
-    return p.ok(score.value, `${supported} of ${verdicts.length} statements supported by the contexts → ${supported}/${verdicts.length} = ${f4(score.value)}`);
+    return p.ok(score.value, said('comp.f', { supported, n: verdicts.length, value: f4(score.value) }));
   },
 });

@@ -14,6 +14,7 @@ import {
 import type { MetricDefinition, ScoreResult } from '../types.ts';
 import { defineMetric, f4 } from './pipeline.ts';
 import type { Pipeline } from './pipeline.ts';
+import { said } from '../computation.ts';
 
 function answerMetric(key: string, column: string | null, run: (answer: string, truth: string, p: Pipeline) => ScoreResult): MetricDefinition {
   return defineMetric({
@@ -29,12 +30,12 @@ function answerMetric(key: string, column: string | null, run: (answer: string, 
 
 export const exactMatchMetric = answerMetric('exact_match', 'exact_match', (a, t, p) => {
   const v = exactMatch(a, t);
-  return p.ok(v, `answer ${v === 1 ? 'is identical to' : 'differs from'} the ground truth → ${v}`);
+  return p.ok(v, said(v === 1 ? 'comp.exact_identical' : 'comp.exact_differs', { value: v }));
 });
 
 export const stringPresentMetric = answerMetric('string_present', 'string_present', (a, t, p) => {
   const v = stringPresence(a, t);
-  return p.ok(v, `the ground truth ${v === 1 ? 'occurs' : 'does not occur'} in the answer → ${v}`);
+  return p.ok(v, said(v === 1 ? 'comp.present_occurs' : 'comp.present_absent', { value: v }));
 });
 
 export const stringSimilarityMetric = answerMetric('non_llm_string_similarity', 'non_llm_string_similarity', (a, t, p) => {
@@ -43,37 +44,36 @@ export const stringSimilarityMetric = answerMetric('non_llm_string_similarity', 
   const longest = Math.max(Array.from(a).length, Array.from(t).length);
   p.values['distance'] = d;
   p.values['longest'] = longest;
-  return p.ok(v, longest === 0 ? 'both texts empty → 1' : `1 − Levenshtein distance / longest = 1 − ${d}/${longest} = ${f4(v)}`);
+  return p.ok(v, longest === 0 ? said('comp.similarity_both_empty') : said('comp.similarity', { distance: d, longest, value: f4(v) }));
 });
 
 export const bleuScoreMetric = answerMetric('bleu_score', 'bleu_score', (a, t, p) => {
   const v = bleuScore(a, t);
   const sentences = a.split('. ').length;
   p.values['reference_sentences'] = t.split('. ').length;
-  return p.ok(v, `Ragas BLEU: the answer's first sentence${sentences > 1 ? ` (of ${sentences}, split on ". ")` : ''} against the `
-    + `ground truth's sentences, sacreBLEU 13a tokens, 4-gram, brevity penalty, exp smoothing = ${f4(v)}`);
+  return p.ok(v, sentences > 1 ? said('comp.bleu_first_of', { sentences, value: f4(v) }) : said('comp.bleu_first', { value: f4(v) }));
 });
 
 export const rougeScoreMetric = answerMetric('rouge_score', 'rouge_score(mode=fmeasure)', (a, t, p) => {
   const { precision, recall, fmeasure } = rougeScore(a, t);
-  return p.ok(fmeasure, `Ragas ROUGE-L (rouge_score, Porter stemmer, [a-z0-9] tokens): P = ${f4(precision)}, R = ${f4(recall)}, F = ${f4(fmeasure)}`);
+  return p.ok(fmeasure, said('comp.rouge', { precision: f4(precision), recall: f4(recall), value: f4(fmeasure) }));
 });
 
 export const bleuZhMetric = answerMetric('bleu_zh', null, (a, t, p) => {
   const v = bleuZh(a, t);
-  return p.ok(v, `BLEU of the whole answer, every Chinese character a token (sacreBLEU zh rules), 4-gram, brevity penalty, exp smoothing = ${f4(v)}`);
+  return p.ok(v, said('comp.bleu_zh', { value: f4(v) }));
 });
 
 export const rougeLZhMetric = answerMetric('rouge_l_zh', null, (a, t, p) => {
   const v = rougeLZh(a, t);
-  return p.ok(v, `ROUGE-L F1, every Chinese character a token, letters of every script kept = ${f4(v)}`);
+  return p.ok(v, said('comp.rouge_zh', { value: f4(v) }));
 });
 
 function best(text: string, candidates: readonly string[]): number {
   return Math.max(...candidates.map((c) => levenshteinSimilarity(text, c)));
 }
 
-const NO_REFERENCE = 'no reference contexts to compare with (Ragas: NaN or an error); not scored';
+const NO_REFERENCE = said('comp.no_reference');
 
 export const nonLlmContextPrecisionMetric = defineMetric({
   key: 'non_llm_context_precision_with_reference',
@@ -85,14 +85,13 @@ export const nonLlmContextPrecisionMetric = defineMetric({
   async run(item, p) {
     const score = nonLlmContextPrecision(item.retrieved_contexts, item.reference_contexts);
     if (score.value === null) return p.skipped(score.reason, NO_REFERENCE);
-    if (item.retrieved_contexts.length === 0) return p.ok(score.value, 'no context was retrieved → 0 (as Ragas)');
+    if (item.retrieved_contexts.length === 0) return p.ok(score.value, said('comp.no_context_zero'));
     const similarities = item.retrieved_contexts.map((c) => best(c, item.reference_contexts));
     const verdicts = similarities.map((s) => (s >= 0.5 ? 1 : 0));
     p.values['best_similarity'] = similarities;
     p.values['verdicts'] = verdicts;
     const relevant = verdicts.reduce<number>((s, v) => s + v, 0);
-    return p.ok(score.value, `relevant = best Levenshtein similarity to a reference context ≥ 0.5: verdicts [${verdicts.join(', ')}]; `
-      + `Σ precision@k·v_k / (Σ v_k + 1e-10) with Σ v_k = ${relevant} → ${score.value}`);
+    return p.ok(score.value, said('comp.nonllm_precision', { verdicts: verdicts.join(', '), relevant, value: score.value }));
   },
 });
 
@@ -106,11 +105,11 @@ export const nonLlmContextRecallMetric = defineMetric({
   async run(item, p) {
     const score = nonLlmContextRecall(item.retrieved_contexts, item.reference_contexts);
     if (score.value === null) {
-      return p.skipped(score.reason, score.reason === 'no_contexts' ? 'no context was retrieved (Ragas raises); not scored' : NO_REFERENCE);
+      return p.skipped(score.reason, score.reason === 'no_contexts' ? said('comp.no_context_raises') : NO_REFERENCE);
     }
     const similarities = item.reference_contexts.map((r) => best(r, item.retrieved_contexts));
     const found = similarities.filter((s) => s > 0.5).length;
     p.values['best_similarity'] = similarities;
-    return p.ok(score.value, `reference contexts found (best Levenshtein similarity > 0.5): ${found}/${similarities.length} = ${f4(score.value)}`);
+    return p.ok(score.value, said('comp.nonllm_recall', { found, total: similarities.length, value: f4(score.value) }));
   },
 });

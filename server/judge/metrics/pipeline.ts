@@ -9,6 +9,7 @@ import type { RenderOptions } from '../prompts/render.ts';
 import type {
   Judge, Language, MetricDefinition, PromptInUse, ScoreResult, ScoringItem, StepDefinition, Trace, TraceStep,
 } from '../types.ts';
+import { inEnglish, said, type ComputationKey, type Said } from '../computation.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -81,29 +82,37 @@ export class Pipeline {
     return { ok: true, value: vectors };
   }
 
-  trace(computation: string): Trace {
+  /** The trace with the computation's lines, and their English text as `computation`. */
+  trace(computation: Said | readonly Said[]): Trace {
+    const explained = Array.isArray(computation) ? [...computation] as Said[] : [computation as Said];
+    const text = inEnglish(explained);
     return Object.keys(this.values).length > 0
-      ? { steps: this.steps, values: this.values, computation }
-      : { steps: this.steps, computation };
+      ? { steps: this.steps, values: this.values, computation: text, explained }
+      : { steps: this.steps, computation: text, explained };
   }
 
-  ok(value: number, computation: string, reason: string | null = null): ScoreResult {
+  ok(value: number, computation: Said | readonly Said[], reason: string | null = null): ScoreResult {
     return { status: 'ok', value, reason, trace: this.trace(computation) };
   }
 
-  skipped(reason: string, computation: string): ScoreResult {
+  skipped(reason: string, computation: Said | readonly Said[]): ScoreResult {
     return { status: 'skipped', value: null, reason, trace: this.trace(computation) };
   }
 
-  error(reason: string, computation: string): ScoreResult {
+  error(reason: string, computation: Said | readonly Said[]): ScoreResult {
     return { status: 'error', value: null, reason, trace: this.trace(computation) };
   }
 
   /** The error result for a failed step: "step classify failed (schema); no score". */
   failed(step: string, reason: string): ScoreResult {
-    return this.error(reason, `step ${step} failed (${reason}); no score`);
+    return this.error(reason, said('comp.step_failed', { step, reason }));
   }
 }
+
+/** What an item without a needed field says, by the reason's code. */
+const MISSING = {
+  no_ground_truth: 'comp.no_ground_truth', no_retrieved_contexts: 'comp.no_retrieved_contexts', no_reference_contexts: 'comp.no_reference_contexts',
+} as const satisfies Record<`no_${MetricDefinition['needs'][number]}`, ComputationKey>;
 
 /** Reason an item cannot be scored for lack of a needed field (same codes as the run executor). */
 export function missingNeed(item: ScoringItem, needs: MetricDefinition['needs']): string | null {
@@ -139,11 +148,11 @@ export function defineMetric(spec: PipelineSpec): MetricDefinition {
     async score(item, ctx) {
       const p = new Pipeline(ctx.judge, ctx.prompts);
       const missing = missingNeed(item, spec.needs);
-      if (missing) return p.skipped(missing, `the item has no ${missing.slice(3).replaceAll('_', ' ')}; not scored`);
+      if (missing) return p.skipped(missing, said(MISSING[missing as keyof typeof MISSING]));
       try {
         return await spec.run(item, p);
       } catch (err) {
-        return p.error('internal', `internal error: ${message(err)}`);
+        return p.error('internal', said('comp.internal', { message: message(err) }));
       }
     },
   };
