@@ -105,12 +105,7 @@ export function translator(locale: Locale): T {
   return translators[locale];
 }
 
-const ENGLISH_PLURALS = new Intl.PluralRules('en');
-
-/** A count and its noun in English, for the texts that are English only (the CLI's report lines, logs): "1 row", "2 rows". */
-export function englishCount(n: number, one: string, other = `${one}s`): string {
-  return `${n} ${ENGLISH_PLURALS.select(n) === 'one' ? one : other}`;
-}
+export { englishCount } from './english-count.ts';
 
 /**
  * The language of a process's environment, as POSIX programs pick their messages' language: the first

@@ -6,7 +6,7 @@
  * the CLI and tests. `detail` params are English text from a parser (JSON.parse, csv-parse) that
  * cannot be translated reliably; translations should show them verbatim, if at all.
  */
-import { englishCount } from '../i18n/index.ts';
+import { englishCount } from '../i18n/english-count.ts';
 
 /** How `line` counts: CSV data rows with the header as row 1, or physical lines of a JSON(L) file. */
 export type LineUnit = 'row' | 'line';
