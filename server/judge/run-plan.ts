@@ -51,8 +51,9 @@ export function planRuns(app: AppContext, dataset: DatasetRow, metrics: MetricDe
   const charsPerToken = dataset.language === 'zh' ? 1.5 : 4;
 
   return metrics.map((m) => {
-    const needs: Need[] = [...m.needs, ...(m.uses_embeddings ? ['embeddings' as const] : [])];
-    const has = (n: string) => m.needs.includes(n as MetricDefinition['needs'][number]);
+    const wants = [...new Set([...m.needs, ...(m.scoresOnlyWith ?? [])])];
+    const needs: Need[] = [...wants, ...(m.uses_embeddings ? ['embeddings' as const] : [])];
+    const has = (n: string) => wants.includes(n as MetricDefinition['needs'][number]);
     const items = has('reference_contexts') ? (has('retrieved_contexts') ? stats.ctxRef : stats.ref)
       : has('ground_truth') && has('retrieved_contexts') ? stats.gtCtx : has('ground_truth') ? stats.gt : has('retrieved_contexts') ? stats.ctx : stats.n;
     if (m.kind === 'non_llm') return { key: m.key, kind: m.kind, needs, items, chatCalls: 0, embeddingCalls: 0, cost: null, basis: null };

@@ -110,6 +110,12 @@ export interface MetricDefinition {
   kind: 'llm' | 'non_llm';
   /** The item fields a metric cannot do without; an item lacking one is skipped with that reason. */
   needs: ('ground_truth' | 'retrieved_contexts' | 'reference_contexts')[];
+  /**
+   * Fields without which the metric itself gives no score, as Ragas does (NaN or an error), though
+   * it is not skipped beforehand (its own rule decides the edge cases): the run plan counts and shows
+   * these with `needs`, so that it does not promise scores the run will not give.
+   */
+  scoresOnlyWith?: ('ground_truth' | 'retrieved_contexts' | 'reference_contexts')[];
   uses_embeddings: boolean;
   steps: StepDefinition[];
   score(item: ScoringItem, ctx: { judge: Judge; prompts: Record<string, PromptInUse> }): Promise<ScoreResult>;

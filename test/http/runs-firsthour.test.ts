@@ -23,6 +23,7 @@ beforeAll(async () => {
   fs.writeFileSync(file, Array.from({ length: 6 }, (_, i) => JSON.stringify({
     user_input: `Which department is employee ${i} in?`, response: `Department ${i % 3}.`, reference: i === 5 ? '' : `Department ${i % 4}.`,
     retrieved_contexts: i === 4 ? [] : [`Employee ${i}: department ${i % 4}`, 'Unrelated text'], system: 'v1',
+    ...(i < 2 ? { reference_contexts: [`Employee ${i}: department ${i % 4}`] } : {}),
   })).join('\n'));
   expect((await app.ctx.imports.importFile(null, datasetId, file, { format: 'jsonl' })).ok).toBe(true);
 });
@@ -77,6 +78,16 @@ describe('runs, as a newcomer meets them', () => {
     expect(row('context_precision')).toContain('8 chat + 0 embeddings');
     expect(row('faithfulness')).toContain('no price set');
     expect(page.text).toContain('<th scope="col">Run</th>');
+    // The non-LLM context metrics score only items with reference contexts (Ragas gives them none
+    // otherwise): the plan says so and counts those, the 2 that the run then scores; context precision
+    // also gives 0 to an item with nothing retrieved, as Ragas does (item 4), which the plan does not promise.
+    for (const [metric, scored] of [['non_llm_context_recall', 2], ['non_llm_context_precision_with_reference', 3]] as const) {
+      expect(row(metric)).toContain('reference contexts');
+      expect(row(metric)).toMatch(/>2</);
+      const runId = await startRun(metric, `plan ${metric}`);
+      await app.ctx.runner.start(runId);
+      expect(app.ctx.db.prepare("SELECT count(*) FROM score WHERE run_id = ? AND status = 'ok'").pluck().get(runId)).toBe(scored);
+    }
   });
 
   it('estimates the cost from the configured prices once they are set', async () => {

@@ -80,6 +80,8 @@ export const nonLlmContextPrecisionMetric = defineMetric({
   ragas_column: 'non_llm_context_precision_with_reference',
   kind: 'non_llm',
   needs: [],
+  // No reference contexts: no score (Ragas raises), unless nothing was retrieved either (0, as Ragas).
+  scoresOnlyWith: ['reference_contexts'],
   uses_embeddings: false,
   steps: [],
   async run(item, p) {
@@ -100,6 +102,7 @@ export const nonLlmContextRecallMetric = defineMetric({
   ragas_column: 'non_llm_context_recall',
   kind: 'non_llm',
   needs: [],
+  scoresOnlyWith: ['reference_contexts', 'retrieved_contexts'],
   uses_embeddings: false,
   steps: [],
   async run(item, p) {

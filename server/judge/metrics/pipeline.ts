@@ -128,6 +128,7 @@ export interface PipelineSpec {
   ragas_column?: string;
   kind: MetricDefinition['kind'];
   needs: MetricDefinition['needs'];
+  scoresOnlyWith?: MetricDefinition['needs'];
   uses_embeddings: boolean;
   steps: StepDefinition[];
   run(item: ScoringItem, p: Pipeline): Promise<ScoreResult>;
@@ -143,6 +144,7 @@ export function defineMetric(spec: PipelineSpec): MetricDefinition {
     ...(spec.ragas_column !== undefined ? { ragas_column: spec.ragas_column } : {}),
     kind: spec.kind,
     needs: spec.needs,
+    ...(spec.scoresOnlyWith ? { scoresOnlyWith: spec.scoresOnlyWith } : {}),
     uses_embeddings: spec.uses_embeddings,
     steps: spec.steps,
     async score(item, ctx) {
