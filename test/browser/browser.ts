@@ -29,7 +29,8 @@ export async function axeViolations(page: Page, where: string = page.url()): Pro
 /**
  * What a person would see as broken layout, one line each: a visible textarea whose value (or, when
  * empty, placeholder) is at most `maxLines` lines but does not show all of it without scrolling; a
- * cell of a table row that is not laid out as a cell (a `display` given to a td or th by a class breaks its row).
+ * cell of a table row that is not laid out as a cell (a `display` given to a td or th by a class breaks its row); a
+ * page wider than the window (it scrolls sideways).
  */
 export async function layoutProblems(page: Page, where: string = page.url(), maxLines = 8): Promise<string[]> {
   const found = await page.evaluate((max) => [
@@ -40,6 +41,8 @@ export async function layoutProblems(page: Page, where: string = page.url(), max
       // A table restyled as a whole (rows as grids, cells as blocks) is a layout; one cell of a table row is a break.
       .filter((cell) => getComputedStyle(cell).display !== 'table-cell' && cell.parentElement !== null && getComputedStyle(cell.parentElement).display === 'table-row')
       .map((cell) => `a ${cell.tagName.toLowerCase()}${cell.className ? `.${cell.className}` : ''} is laid out as ${getComputedStyle(cell).display}, not as a table cell`),
+    ...(document.documentElement.scrollWidth > window.innerWidth + 1
+      ? [`the page is wider than the window (${document.documentElement.scrollWidth}px in ${window.innerWidth}px): it scrolls sideways`] : []),
   ], maxLines);
   return [...new Set(found)].map((c) => `${where}: ${c}`);
 }

@@ -237,6 +237,7 @@ for (const lang of ['en', 'zh'] as const) {
       if (lang === 'zh') {
         await admin.setViewportSize({ width: 1024, height: 800 });
         await shot(admin, '10b-calibration-1024');
+        violations.push(...await layoutProblems(admin, 'calibration at 1024 px'));
         await admin.setViewportSize({ width: 1440, height: 900 });
       }
       await admin.getByRole('link', { name: t('calib.review') }).click();
