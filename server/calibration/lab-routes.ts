@@ -97,7 +97,8 @@ export function labRoutes(app: AppContext): Router {
     const all = criteria.forDataset(dataset.id);
     // A dataset labelled only per context starts on the step those labels speak to; otherwise on the
     // metric the judge ran last (its runs are what the lab compares), else the first.
-    const lastRun = runner.queries.forDataset(dataset.id).find((x) => x.source === 'goldset' && metrics.includes(x.metric_key))?.metric_key;
+    const judgeRuns = runner.queries.forDataset(dataset.id).filter((x) => x.source === 'goldset');
+    const lastRun = judgeRuns.find((x) => metrics.includes(x.metric_key))?.metric_key;
     const fallback = !all.some((c) => c.target === 'response') && all.some((c) => c.target === 'context') && metrics.includes('context_precision') ? 'context_precision' : lastRun ?? metrics[0];
     const metricKey = metrics.includes(String(q.metric)) ? String(q.metric) : fallback;
     if (!metricKey) return null;
@@ -127,7 +128,7 @@ export function labRoutes(app: AppContext): Router {
           from_label: fromLabel, from_trace: fromTrace.has(id) }];
       });
     }
-    const runs = runner.queries.forDataset(dataset.id).filter((x) => x.metric_key === metricKey && x.source === 'goldset');
+    const runs = judgeRuns.filter((x) => x.metric_key === metricKey);
     return {
       metric: metricKey, metrics, step, steps, criterion, criteria: cs, current, labels_inform_step: definition.fromLabel !== undefined,
       example_shape: exampleSkeleton(definition),
