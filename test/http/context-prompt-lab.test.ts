@@ -130,5 +130,10 @@ describe('prompt lab for the verify step', () => {
     expect(JSON.parse(held.prompts).versions).toEqual({ verify: 1 });
     const { report } = app.ctx.contextCalibration.report({ criterion: app.ctx.criteria.get(criterionId)!, run: held, part: 'held_out', holdoutSeed: seed, resamples: 50 });
     expect(report.confusion.fp).toBe(0);
+    // The calibration-part run and the held-out check judged different contexts: nothing to compare, no verdict.
+    const page = await admin.get(`/datasets/${datasetId}/compare?a=${improved.id}&b=${held.id}&criterion=${criterionId}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('These two runs have no expert-labelled item in common');
+    expect(page.text).not.toContain('class="card verdict');
   });
 });
