@@ -106,7 +106,7 @@ async function cmdImport(ctx: AppContext, positionals: string[], o: Opts, out: O
   if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
   if (o.format === 'goldset' || (!o.format && await isGoldsetJsonl(file))) {
     const { datasetId, counts } = await restoreGoldsetJsonl(ctx.db, ctx.audit, file, { actorId: null, name: o.dataset as string | undefined });
-    out.print(`restored "${ctx.datasets.get(datasetId)!.name}": ${Object.entries(counts).map(([k, v]) => `${v} ${k}s`).join(', ')}`,
+    out.print(`restored "${ctx.datasets.get(datasetId)!.name}": ${Object.entries(counts).map(([k, v]) => englishCount(v, k, k === 'criterion' ? 'criteria' : `${k}s`)).join(', ')}`,
       { ok: true, restored: true, dataset: ctx.datasets.get(datasetId)!.name, dataset_id: datasetId, ...counts });
     return 0;
   }
@@ -192,12 +192,13 @@ async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
   if (status !== 'approved' && status !== 'all') throw new UsageError('--status must be approved or all');
   const dataset = namedDataset(ctx, name, UsageError);
   const what = format === 'goldset-jsonl' ? 'records' : o.responses ? 'responses' : 'samples';
+  const wrote = (n: number) => englishCount(n, what.slice(0, -1), what);
   const runNames = [o.run ?? []].flat() as string[];
   if (runNames.length && !o.responses) throw new UsageError('--run adds score columns to --responses exports: add --responses');
   if (typeof o.release === 'string') {
     if (runNames.length) throw new UsageError('--run adds score columns to exports of the dataset as it is now, not of a release');
     const n = await exportRelease(ctx, dataset, o.release, format, Boolean(o.responses), file);
-    out.print(`wrote ${n} ${what} of release ${o.release} to ${file}`, { ok: true, dataset: dataset.name, release: o.release, [what]: n, file, format });
+    out.print(`wrote ${wrote(n)} of release ${o.release} to ${file}`, { ok: true, dataset: dataset.name, release: o.release, [what]: n, file, format });
     return 0;
   }
   let scoreColumns;
@@ -229,7 +230,7 @@ async function cmdExport(ctx: AppContext, o: Opts, out: Out): Promise<number> {
     }
   }
   fs.renameSync(tmp, file);
-  out.print(`wrote ${n} ${what} to ${file}`, { ok: true, dataset: dataset.name, [what]: n, file, format, status });
+  out.print(`wrote ${wrote(n)} to ${file}`, { ok: true, dataset: dataset.name, [what]: n, file, format, status });
   return 0;
 }
 

@@ -5,6 +5,7 @@ import { releaseSelection } from '../releases/runs.ts';
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
 import { cliRefusal, namedDataset, namedMetric, taggedRelease } from '../datasets/named.ts';
 import { translator } from '../i18n/index.ts';
+import { englishCount } from '../i18n/english-count.ts';
 
 /** The exact keys other programs read from `score --json`. */
 export const SCORE_JSON_KEYS = ['run', 'scored', 'errored', 'skipped', 'mean', 'llm_calls', 'cached_calls', 'tokens'] as const;
@@ -59,9 +60,9 @@ export async function cmdScore(ctx: AppContext, o: Record<string, unknown>, out:
     llm_calls: run.llm_calls, cached_calls: run.cached_calls, tokens: { prompt: run.prompt_tokens, completion: run.completion_tokens },
   };
   out.print([
-    `run "${run.name}" (${run.metric_key}) ${run.status}: ${s.scored} scored, ${s.errored} errors, ${s.skipped} with nothing to score`,
+    `run "${run.name}" (${run.metric_key}) ${run.status}: ${s.scored} scored, ${englishCount(s.errored, 'error')}, ${s.skipped} with nothing to score`,
     `eval set: ${describeEvalSet(evalSetOf(run.selection))}`,
-    `mean ${s.mean === null ? '—' : s.mean.toFixed(4)} over ${s.scored} items`,
+    `mean ${s.mean === null ? '—' : s.mean.toFixed(4)} over ${englishCount(s.scored, 'item')}`,
     ...s.reasons.map((r) => `  ${r.status} ${r.reason}: ${r.n}`),
     `LLM calls ${run.llm_calls} (+${run.cached_calls} from cache), tokens ${run.prompt_tokens} prompt + ${run.completion_tokens} completion`,
   ].join('\n'), data);

@@ -8,6 +8,7 @@ import { ReleaseExportError, releaseExportRefusal, writeReleaseExport } from './
 import { translator } from '../i18n/index.ts';
 import { namedDataset, taggedRelease } from '../datasets/named.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
+import { englishCount } from '../i18n/english-count.ts';
 
 export class ReleaseUsageError extends Error {}
 
@@ -23,7 +24,7 @@ export async function cmdRelease(ctx: AppContext, o: Record<string, unknown>, ou
   const dataset = namedDataset(ctx, o.dataset, ReleaseUsageError);
   try {
     const r = ctx.releases.create(null, dataset, { tag: o.tag, note: typeof o.note === 'string' ? o.note : '', responses: Boolean(o.responses) });
-    out.print(`released "${dataset.name}" as ${r.tag}: ${r.n_samples} samples, ${r.n_responses} responses\nsha256 ${r.hash}`,
+    out.print(`released "${dataset.name}" as ${r.tag}: ${englishCount(r.n_samples, 'sample')}, ${englishCount(r.n_responses, 'response')}\nsha256 ${r.hash}`,
       { tag: r.tag, hash: r.hash, samples: r.n_samples, responses: r.n_responses, created_at: r.created_at });
     return 0;
   } catch (err) {

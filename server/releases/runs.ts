@@ -2,6 +2,7 @@
 import type { AppContext } from '../app-context.ts';
 import type { RunRow, Selection } from '../judge/run-queries.ts';
 import { evalSetOf, type ReleaseRow } from './service.ts';
+import { englishCount } from '../i18n/english-count.ts';
 
 /** The selection of a run limited to a release (and, optionally, one system's responses of it). */
 export function releaseSelection(app: Pick<AppContext, 'releases' | 'responses' | 'db'>, release: ReleaseRow, system: string): Selection {
@@ -24,6 +25,6 @@ export function coverageProblem(app: Pick<AppContext, 'db' | 'releases'>, run: R
   const items = app.releases.responseIdsForRun(release);
   const missing = app.db.prepare<[string, number], number>(`SELECT count(*) FROM json_each(?) j
     WHERE NOT EXISTS (SELECT 1 FROM score s WHERE s.run_id = ? AND s.response_id = j.value)`).pluck().get(JSON.stringify(items), run.id) as number;
-  if (missing > 0) return `run "${run.name}" has no score for ${missing} of the ${items.length} items of release ${release.tag}`;
+  if (missing > 0) return `run "${run.name}" has no score for ${missing} of the ${englishCount(items.length, 'item')} of release ${release.tag}`;
   return null;
 }

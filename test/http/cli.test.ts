@@ -89,8 +89,9 @@ describe('goldset CLI', () => {
     const res = goldset(['export', '--dataset', 'HR', '--format', 'ragas-jsonl', '--out', out, '--json']);
     expect(JSON.parse(res.stdout)).toMatchObject({ ok: true, samples: 1 });
     expect(fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ user_input: 'A?', reference: 'a', reference_contexts: [] }]);
+    expect(goldset(['export', '--dataset', 'HR', '--format', 'ragas-jsonl', '--out', out]).stdout).toContain(`wrote 1 sample to ${out}`);
     const csv = path.join(dir, 'out.csv');
-    goldset(['export', '--dataset', 'HR', '--format', 'ragas-csv', '--out', csv, '--status', 'all']);
+    expect(goldset(['export', '--dataset', 'HR', '--format', 'ragas-csv', '--out', csv, '--status', 'all']).stdout).toContain(`wrote 2 samples to ${csv}`);
     expect(fs.readFileSync(csv, 'utf8').trim().split('\n')).toEqual(['user_input,reference,reference_contexts', 'A?,a,[]', 'B?,b,[]']);
   });
 
