@@ -59,3 +59,28 @@ export function Pager({ t, page, more, pages, href }: { t: T; page: number; more
     </nav>
   );
 }
+
+/** The language tag of texts in a dataset's language (`lang`): pages mark the item's own texts with it. */
+export function textLang(language: 'zh' | 'en'): string {
+  return language === 'zh' ? 'zh-CN' : 'en';
+}
+
+/**
+ * An item's own texts, marked with the dataset's language (WCAG's language of parts: a screen reader
+ * speaks them in their language, and the stylesheet draws them with its faces, on a page in the other
+ * language): the question as the page's heading, then the ground truth and the answer; `children`
+ * adds further rows to the list (the system, tags).
+ */
+export function ItemTexts({ t, language, question, groundTruth, answer, id, children }: {
+  t: T; language: 'zh' | 'en'; question: string; groundTruth: string; answer: string; id?: string; children?: Children;
+}) {
+  const lang = textLang(language);
+  return <>
+    <h1 class="ws-q" id={id} lang={lang} data-highlight-terms>{question}</h1>
+    <dl class="kv">
+      <dt>{t('field.ground_truth')}</dt>{groundTruth ? <dd lang={lang} data-highlight-terms>{groundTruth}</dd> : <dd><span class="sub">—</span></dd>}
+      <dt>{t('field.answer')}</dt><dd class="answer" lang={lang}>{answer}</dd>
+      {children}
+    </dl>
+  </>;
+}

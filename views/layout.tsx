@@ -2,6 +2,7 @@
 import type { Children } from './jsx-runtime.ts';
 import type { Locale, T } from '../server/i18n/index.ts';
 import type { CurrentUser } from '../server/http/context.ts';
+import { textLang } from './components.tsx';
 
 export interface PageContext {
   t: T;
@@ -22,7 +23,7 @@ function NavLink({ href, current, children }: { href: string; current: string; c
 export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title: string; children: Children; wide?: boolean }) {
   const { t, user } = ctx;
   return (
-    <html lang={ctx.locale === 'zh' ? 'zh-CN' : 'en'}>
+    <html lang={textLang(ctx.locale)}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />

@@ -85,8 +85,14 @@ describe('labelling workspace', () => {
     expect(page.status).toBe(200);
     // The terms come from the question and ground truth, the contexts are sent as text (public/highlight.js marks them).
     expect(page.text).toMatch(/<h1 [^>]*data-highlight-terms[^>]*>张伟是哪个部门的？<\/h1>/);
-    expect(page.text).toMatch(/<dd data-highlight-terms[^>]*>张伟是教研部的成员<\/dd>/);
-    expect(page.text).toMatch(/<p class="context-text" data-highlight[^>]*>张伟 教研部工程师/);
+    expect(page.text).toMatch(/<dd [^>]*data-highlight-terms[^>]*>张伟是教研部的成员<\/dd>/);
+    expect(page.text).toMatch(/<p class="context-text" [^>]*data-highlight[^>]*>张伟 教研部工程师/);
+    // An English page; the item's texts are marked as the dataset's Chinese (WCAG language of parts).
+    expect(page.text).toContain('<html lang="en">');
+    expect(page.text).toMatch(/<h1 class="ws-q" id="ws-question" lang="zh-CN"[^>]*>张伟是哪个部门的？/);
+    expect(page.text).toMatch(/<dd lang="zh-CN"[^>]*>张伟是教研部的成员<\/dd>/);
+    expect(page.text).toMatch(/<dd class="answer" lang="zh-CN">/);
+    expect(page.text).toMatch(/<p class="context-text" lang="zh-CN"[^>]*>张伟 教研部工程师/);
     expect(page.text).not.toContain('<mark>');
     expect(page.text).toContain('<script type="module" src="/static/highlight.js"></script>');
     expect(page.text).toContain('Is the answer right?');

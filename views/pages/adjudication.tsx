@@ -1,6 +1,6 @@
 // One response with every expert's labels, the gold values, and the adjudication forms; the disagreement list.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Pager } from '../components.tsx';
+import { Csrf, ItemTexts, Pager, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
@@ -71,12 +71,9 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
       <div class="split">
         <div>
           <section class="card">
-            <h1 class="ws-q" data-highlight-terms>{response.question}</h1>
-            <dl class="kv">
-              <dt>{t('field.ground_truth')}</dt>{response.ground_truth ? <dd data-highlight-terms>{response.ground_truth}</dd> : <dd>—</dd>}
-              <dt>{t('field.answer')}</dt><dd class="answer">{response.answer}</dd>
+            <ItemTexts t={t} language={dataset.language} question={response.question} groundTruth={response.ground_truth} answer={response.answer}>
               {response.system && <><dt>{t('field.system')}</dt><dd>{response.system}</dd></>}
-            </dl>
+            </ItemTexts>
             <div class="actions">
               {canLabel && <a class="btn small" href={`/responses/${response.id}/label`}>{t('response.my_label')}</a>}
               {canAdjudicate && (next ? <a class="btn small primary" rel="next" href={`/responses/${next}`}>{t('fh.next_disagreement')}</a>
@@ -110,7 +107,7 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
         </div>
         <aside class="card" aria-labelledby="response-contexts">
           <h2 id="response-contexts">{t('field.retrieved_contexts')}</h2>
-          <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text" data-highlight>{c}</p></li>)}</ol>
+          <ol class="contexts" lang={textLang(dataset.language)}>{contexts.map((c) => <li class="context"><p class="context-text" data-highlight>{c}</p></li>)}</ol>
         </aside>
       </div>
     </Layout>

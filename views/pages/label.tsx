@@ -1,6 +1,6 @@
 // The labelling workspace: one item at a time, every criterion answerable from the keyboard.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Kbd } from '../components.tsx';
+import { Csrf, ItemTexts, Kbd, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
@@ -35,7 +35,7 @@ function CriterionField({ ctx, c, item, errors }: { ctx: PageContext; c: Criteri
   return (
     <fieldset class={error ? 'criterion has-error' : 'criterion'} data-criterion={c.id} aria-describedby={c.guidelines ? `g-${c.id}` : undefined}>
       <legend>{c.name} <span class="sub">{t(`kind.${c.kind}`)}</span></legend>
-      {c.guidelines && <p class="guidelines" id={`g-${c.id}`}>{c.guidelines}</p>}
+      {c.guidelines && <p class="guidelines" id={`g-${c.id}`} lang={textLang(item.dataset.language)}>{c.guidelines}</p>}
       {c.kind === 'numeric' ? (
         <div class="field">
           <label for={`${name}-input`} class="sr-only">{c.name}</label>
@@ -100,6 +100,7 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
   const pct = item.progress.total ? Math.round((100 * item.progress.done) / item.progress.total) : 0;
   const reference = JSON.parse(r.reference_contexts) as string[];
   const next = `/datasets/${dataset.id}/label/next`;
+  const lang = textLang(dataset.language);
   return (
     <div id="workspace" class="workspace" data-response={r.id}>
       <div class="ws-head">
@@ -124,14 +125,10 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
       )}
       <div class="ws-grid">
         <section class="ws-main card" aria-labelledby="ws-question">
-          <h1 class="ws-q" id="ws-question" data-highlight-terms>{r.question}</h1>
-          <dl class="kv">
-            <dt>{t('field.ground_truth')}</dt>{r.ground_truth ? <dd data-highlight-terms>{r.ground_truth}</dd> : <dd><span class="sub">—</span></dd>}
-            <dt>{t('field.answer')}</dt><dd class="answer">{r.answer}</dd>
-          </dl>
+          <ItemTexts t={t} language={dataset.language} id="ws-question" question={r.question} groundTruth={r.ground_truth} answer={r.answer} />
           {reference.length > 0 && (
             <details class="more"><summary>{t('field.reference_contexts')} ({reference.length})</summary>
-              <ol class="ref-contexts">{reference.map((c) => <li>{c}</li>)}</ol>
+              <ol class="ref-contexts" lang={lang}>{reference.map((c) => <li>{c}</li>)}</ol>
             </details>
           )}
           <form id="label-form" method="post" action={`/responses/${r.id}/label`} hx-post={`/responses/${r.id}/label`}
@@ -147,7 +144,7 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
               </div>
               <div class="field">
                 <label for="f-corrected">{t('field.corrected_answer')}</label>
-                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={LIMITS.correctedAnswer}>{item.correctedAnswer}</textarea>
+                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={LIMITS.correctedAnswer} lang={lang}>{item.correctedAnswer}</textarea>
               </div>
             </div>
           </form>
@@ -155,7 +152,7 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
         <section class="ws-contexts" aria-labelledby="ws-contexts-heading">
           <h2 id="ws-contexts-heading">{t('field.retrieved_contexts')} <span class="sub">({item.contexts.length})</span></h2>
           {contextCriteria.filter((c) => c.guidelines).map((c) => (
-            <p class="guidelines context-guidelines" id={`g-${c.id}`}><strong>{c.name}</strong> · {c.guidelines}</p>
+            <p class="guidelines context-guidelines" id={`g-${c.id}`} lang={lang}><strong>{c.name}</strong> · {c.guidelines}</p>
           ))}
           {item.contexts.length === 0 && <p class="sub">{t('label.no_contexts')}</p>}
           {r.n_contexts > item.contexts.length && <p class="hint">{t('label.contexts_cut', { shown: item.contexts.length, total: r.n_contexts })}</p>}
@@ -172,7 +169,7 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
                     </label>
                   ))}
                 </div>
-                <p class="context-text" data-highlight>{text}</p>
+                <p class="context-text" lang={lang} data-highlight>{text}</p>
               </li>
             ))}
           </ol>

@@ -2,7 +2,7 @@
 // context under review: the context with the judge's reason beside it, the experts' labels and rationales,
 // the response's other contexts, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Pager } from '../components.tsx';
+import { ItemTexts, Pager, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
@@ -156,17 +156,14 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
         <div>
           <section class="card">
             <p class="sub">{title} · <span class="badge mono">{criterion.name}</span> <span class="badge mono">{run.metric_key}</span></p>
-            <h1 class="ws-q" data-highlight-terms>{response.question}</h1>
-            <dl class="kv">
-              <dt>{t('field.ground_truth')}</dt>{response.groundTruth ? <dd data-highlight-terms>{response.groundTruth}</dd> : <dd>—</dd>}
-              <dt>{t('field.answer')}</dt><dd class="answer">{response.answer}</dd>
+            <ItemTexts t={t} language={dataset.language} question={response.question} groundTruth={response.groundTruth} answer={response.answer}>
               <dt>{t('field.system')}</dt><dd>{response.system || '—'}</dd>
-            </dl>
+            </ItemTexts>
           </section>
 
           <section class="card context-under-review" aria-labelledby="this-context">
             <h2 id="this-context">{t('ctxr.this_context', { rank: here.rank })}</h2>
-            <blockquote class="context-text" data-highlight>{here.text}</blockquote>
+            <blockquote class="context-text" lang={textLang(dataset.language)} data-highlight>{here.text}</blockquote>
             <div class="split verdicts">
               <div>
                 <h3>{t('ctxr.judge')}</h3>

@@ -1,7 +1,7 @@
 // The audit queue (items where judge and gold disagree, worst first) and one item under review: the item,
 // the experts' labels and rationales, the judge's trace, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Pager } from '../components.tsx';
+import { ItemTexts, Pager, textLang } from '../components.tsx';
 import { VerdictForm } from './review-verdict-form.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -304,13 +304,10 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
         <div>
           <section class="card">
             <p class="sub">{r('review.item_title', { id: response.id })} · <span class="badge mono">{criterion.name}</span> <span class="badge mono">{run.metric_key}</span></p>
-            <h1 class="ws-q" data-highlight-terms>{response.question}</h1>
-            <dl class="kv">
-              <dt>{t('field.ground_truth')}</dt>{response.ground_truth ? <dd data-highlight-terms>{response.ground_truth}</dd> : <dd>—</dd>}
-              <dt>{t('field.answer')}</dt><dd class="answer">{response.answer}</dd>
+            <ItemTexts t={t} language={dataset.language} question={response.question} groundTruth={response.ground_truth} answer={response.answer}>
               <dt>{t('field.system')}</dt><dd>{response.system || '—'}</dd>
               {tags.length > 0 && <><dt>{t('field.tags')}</dt><dd>{tags.map((tag) => <span class="tag">{tag}</span>)}</dd></>}
-            </dl>
+            </ItemTexts>
           </section>
 
           <section class="card" aria-labelledby="gold-judge">
@@ -354,7 +351,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
         <aside class="card" aria-labelledby="review-contexts">
           <h2 id="review-contexts">{t('field.retrieved_contexts')}</h2>
           {contexts.length === 0 ? <p class="sub">—</p> : (
-            <ol class="contexts">{contexts.map((c) => <li class="context"><p class="context-text" data-highlight>{c}</p></li>)}</ol>
+            <ol class="contexts" lang={textLang(dataset.language)}>{contexts.map((c) => <li class="context"><p class="context-text" data-highlight>{c}</p></li>)}</ol>
           )}
         </aside>
       </div>

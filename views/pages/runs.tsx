@@ -1,6 +1,6 @@
 // Scoring runs: the list and the form that starts one, a run's live progress and scores, and one score's trace.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, Pager } from '../components.tsx';
+import { Csrf, Field, FormError, Pager, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import { LIMITS } from '../../server/limits.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -239,6 +239,7 @@ export function TracePage({ ctx, dataset, run, score, item }: {
   const { t } = ctx;
   // Cut to the limits on display too: traces stored before the limits existed may hold whole 10 MB replies.
   const trace = boundTrace((score.trace ? JSON.parse(score.trace) : { steps: [], computation: '' }) as Trace);
+  const lang = textLang(dataset.language);
   return (
     <Layout ctx={ctx} title={`${t('trace.title')} · ${run.name}`} wide>
       <Crumbs ctx={ctx} dataset={dataset} tail={`${run.name} / #${score.response_id}`} />
@@ -269,11 +270,11 @@ export function TracePage({ ctx, dataset, run, score, item }: {
           ))}
         </div>
         <aside class="card" aria-labelledby="trace-item">
-          <h2 id="trace-item">{t('field.question')}</h2><p>{item.question}</p>
-          <h2>{t('field.ground_truth')}</h2><p>{item.ground_truth || '—'}</p>
-          <h2>{t('field.answer')}</h2><p class="answer">{item.answer}</p>
+          <h2 id="trace-item">{t('field.question')}</h2><p lang={lang}>{item.question}</p>
+          <h2>{t('field.ground_truth')}</h2>{item.ground_truth ? <p lang={lang}>{item.ground_truth}</p> : <p>—</p>}
+          <h2>{t('field.answer')}</h2><p class="answer" lang={lang}>{item.answer}</p>
           <h2>{t('field.retrieved_contexts')}</h2>
-          <ol class="contexts">{item.retrieved_contexts.map((c) => <li class="context"><p class="context-text">{c}</p></li>)}</ol>
+          <ol class="contexts" lang={lang}>{item.retrieved_contexts.map((c) => <li class="context"><p class="context-text">{c}</p></li>)}</ol>
         </aside>
       </div>
     </Layout>
