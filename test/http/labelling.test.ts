@@ -93,6 +93,11 @@ describe('labelling workspace', () => {
     expect(page.text).toMatch(/<dd lang="zh-CN"[^>]*>张伟是教研部的成员<\/dd>/);
     expect(page.text).toMatch(/<dd class="answer" lang="zh-CN">/);
     expect(page.text).toMatch(/<p class="context-text" lang="zh-CN"[^>]*>张伟 教研部工程师/);
+    // So are they where they are listed and edited: the sample list, the sample's form.
+    const list = await admin.get(`/datasets/${datasetId}`);
+    expect(list.text).toMatch(/<td lang="zh-CN"><a href="\/samples\/\d+">张伟是哪个部门的？<\/a><\/td>/);
+    const sampleId = app.ctx.db.prepare('SELECT id FROM sample WHERE dataset_id = ? ORDER BY id LIMIT 1').pluck().get(datasetId) as number;
+    expect((await admin.get(`/samples/${sampleId}`)).text).toMatch(/<textarea id="f-question"[^>]* lang="zh-CN"[^>]*>张伟是哪个部门的？<\/textarea>/);
     expect(page.text).not.toContain('<mark>');
     expect(page.text).toContain('<script type="module" src="/static/highlight.js"></script>');
     expect(page.text).toContain('Is the answer right?');

@@ -1,6 +1,6 @@
 // A dataset's workspace: quick keyboard entry of samples, search and filters, the sample table.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, Kbd, Pager, StatusBadge } from '../components.tsx';
+import { Csrf, Field, FormError, Kbd, Pager, StatusBadge, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow, SampleStatus } from '../../server/samples/queries.ts';
@@ -48,6 +48,7 @@ function truncate(text: string, n: number): string {
 
 export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; dataset: DatasetRow; list: SampleList; state: ListState }) {
   const { t } = ctx;
+  const lang = textLang(dataset.language);
   const pages = Math.max(1, Math.ceil(list.total / state.pageSize));
   return (
     <div id="sample-list" aria-live="polite" hx-get={listUrl(dataset.id, state, state.page)} hx-trigger="samples-changed from:body" hx-swap="outerHTML">
@@ -68,8 +69,8 @@ export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; d
             {list.rows.map((s) => (
               <tr key={s.id}>
                 <td class="num sub">{s.id}</td>
-                <td><a href={`/samples/${s.id}`}>{truncate(s.question, 90)}</a></td>
-                <td class="sub">{truncate(s.ground_truth, 90)}</td>
+                <td lang={lang}><a href={`/samples/${s.id}`}>{truncate(s.question, 90)}</a></td>
+                <td class="sub" lang={lang}>{truncate(s.ground_truth, 90)}</td>
                 <td>{(JSON.parse(s.tags) as string[]).map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
                 <td><StatusBadge status={s.status} label={t(`status.${s.status}`)} /></td>
                 <td class="sub">{s.author_email ?? '—'}</td>
@@ -89,6 +90,7 @@ export function QuickAddForm({ ctx, dataset, values = {}, errors, added }: {
   ctx: PageContext; dataset: DatasetRow; values?: QuickAddValues; errors?: FieldErrors | undefined; added?: SampleRow | undefined;
 }) {
   const { t } = ctx;
+  const lang = textLang(dataset.language);
   return (
     <form id="quick-add" class="card quick-add" method="post" action={`/datasets/${dataset.id}/samples`}
       hx-post={`/datasets/${dataset.id}/samples`} hx-target="#quick-add" hx-swap="outerHTML" novalidate>
@@ -98,16 +100,16 @@ export function QuickAddForm({ ctx, dataset, values = {}, errors, added }: {
       <FormError errors={errors} />
       <div class="row">
         <Field name="question" label={t('field.question')} errors={errors}>
-          <textarea id="f-question" name="question" rows={2} required maxLength={LIMITS.question} data-focus-after-swap>{values.question ?? ''}</textarea>
+          <textarea id="f-question" name="question" rows={2} required maxLength={LIMITS.question} lang={lang} data-focus-after-swap>{values.question ?? ''}</textarea>
         </Field>
         <Field name="ground_truth" label={t('field.ground_truth')} errors={errors}>
-          <textarea id="f-ground_truth" name="ground_truth" rows={2} maxLength={LIMITS.groundTruth}>{values.ground_truth ?? ''}</textarea>
+          <textarea id="f-ground_truth" name="ground_truth" rows={2} maxLength={LIMITS.groundTruth} lang={lang}>{values.ground_truth ?? ''}</textarea>
         </Field>
       </div>
       <details class="more" open={Boolean(values.reference_contexts || values.tags || values.source)}>
         <summary>{t('samples.more_fields')}</summary>
         <Field name="reference_contexts" label={t('field.reference_contexts')} errors={errors} hint={t('hint.contexts')}>
-          <textarea id="f-reference_contexts" name="reference_contexts" rows={3}>{values.reference_contexts ?? ''}</textarea>
+          <textarea id="f-reference_contexts" name="reference_contexts" rows={3} lang={lang}>{values.reference_contexts ?? ''}</textarea>
         </Field>
         <div class="row">
           <Field name="tags" label={t('field.tags')} errors={errors} hint={t('hint.tags')}>

@@ -1,17 +1,17 @@
 // A dataset's review inbox: samples in review that this expert may approve, and their own ones that
 // wait for someone else. Approving or sending back from here returns here.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf } from '../components.tsx';
+import { Csrf, textLang } from '../components.tsx';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow } from '../../server/samples/queries.ts';
 import { can } from '../../server/http/security.ts';
 
-function Row({ ctx, s, decide }: { ctx: PageContext; s: SampleRow; decide: boolean }) {
+function Row({ ctx, s, decide, lang }: { ctx: PageContext; s: SampleRow; decide: boolean; lang: string }) {
   const { t } = ctx;
   return (
     <tr>
       <td class="num sub">{s.id}</td>
-      <td><a href={`/samples/${s.id}`}>{s.question}</a><div class="sub">{s.ground_truth || t('fh.no_ground_truth')}</div></td>
+      <td><a href={`/samples/${s.id}`} lang={lang}>{s.question}</a>{s.ground_truth ? <div class="sub" lang={lang}>{s.ground_truth}</div> : <div class="sub">{t('fh.no_ground_truth')}</div>}</td>
       <td class="sub nowrap">{s.author_email ?? '—'}</td>
       <td class="nowrap">{decide && (
         <form method="post" action={`/samples/${s.id}/status`} class="inline">
@@ -30,6 +30,7 @@ export function InboxPage({ ctx, dataset, forYou, yours, total, shown }: {
 }) {
   const { t } = ctx;
   const canDecide = can(ctx.user?.role, 'expert') && !dataset.archived;
+  const lang = textLang(dataset.language);
   const head = <thead><tr><th scope="col" class="num">#</th><th scope="col">{t('field.question')}</th><th scope="col">{t('field.author')}</th><th scope="col"><span class="sr-only">{t('users.actions')}</span></th></tr></thead>;
   return (
     <Layout ctx={ctx} title={`${t('fh.inbox_title')} · ${dataset.name}`} wide>
@@ -38,12 +39,12 @@ export function InboxPage({ ctx, dataset, forYou, yours, total, shown }: {
       <p class="lead">{t('fh.inbox_lead')}</p>
       <section aria-labelledby="for-you">
         <h2 id="for-you">{t('fh.inbox_for_you', { n: forYou.length })}</h2>
-        {forYou.length === 0 ? <p class="empty-row">{t('fh.inbox_empty')}</p> : <table class="table">{head}<tbody>{forYou.map((s) => <Row ctx={ctx} s={s} decide={canDecide} />)}</tbody></table>}
+        {forYou.length === 0 ? <p class="empty-row">{t('fh.inbox_empty')}</p> : <table class="table">{head}<tbody>{forYou.map((s) => <Row ctx={ctx} s={s} decide={canDecide} lang={lang} />)}</tbody></table>}
       </section>
       {yours.length > 0 && (
         <section aria-labelledby="yours">
           <h2 id="yours">{t('fh.inbox_yours', { n: yours.length })}</h2>
-          <table class="table">{head}<tbody>{yours.map((s) => <Row ctx={ctx} s={s} decide={false} />)}</tbody></table>
+          <table class="table">{head}<tbody>{yours.map((s) => <Row ctx={ctx} s={s} decide={false} lang={lang} />)}</tbody></table>
         </section>
       )}
       {total > shown && <p class="sub">{t('fh.inbox_more', { n: total - shown })} <a href={`/datasets/${dataset.id}?status=in_review`}>{t('samples.title')}</a></p>}

@@ -1,6 +1,6 @@
 // One sample: the edit form, the review workflow, the revision history with diffs, and its audit trail.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, StatusBadge } from '../components.tsx';
+import { Csrf, Field, FormError, StatusBadge, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow } from '../../server/samples/queries.ts';
@@ -29,8 +29,10 @@ export function Diff({ parts }: { parts: DiffPart[] }) {
   return <span class="diff">{parts.map((p) => (p.op === 'same' ? p.text : p.op === 'add' ? <ins>{p.text}</ins> : <del>{p.text}</del>))}</span>;
 }
 
-function SampleForm({ ctx, sample, values, errors, conflict, oversized }: {
+function SampleForm({ ctx, sample, values, errors, conflict, oversized, lang }: {
   ctx: PageContext; sample: SampleRow; values: SampleFormValues; errors?: FieldErrors | undefined; conflict?: SampleRow | undefined; oversized: boolean;
+  /** The dataset's language, of the texts typed here (textLang). */
+  lang: string;
 }) {
   const { t } = ctx;
   const readOnly = !can(ctx.user?.role, 'expert') || oversized;
@@ -43,8 +45,8 @@ function SampleForm({ ctx, sample, values, errors, conflict, oversized }: {
           <strong>{t('err.conflict')}</strong>
           <p>{t('samples.conflict_detail', { who: conflict.author_email ?? '—', version: conflict.version })}</p>
           <dl class="kv">
-            <dt>{t('field.question')}</dt><dd>{conflict.question}</dd>
-            <dt>{t('field.ground_truth')}</dt><dd>{conflict.ground_truth}</dd>
+            <dt>{t('field.question')}</dt><dd lang={lang}>{conflict.question}</dd>
+            <dt>{t('field.ground_truth')}</dt><dd lang={lang}>{conflict.ground_truth}</dd>
           </dl>
         </div>
       )}
@@ -52,10 +54,10 @@ function SampleForm({ ctx, sample, values, errors, conflict, oversized }: {
       {oversized && <div class="alert" role="status">{t('samples.oversized')}</div>}
       <fieldset disabled={readOnly}>
         <Field name="question" label={t('field.question')} errors={errors}>
-          <textarea id="f-question" name="question" rows={3} required maxLength={LIMITS.question}>{values.question}</textarea>
+          <textarea id="f-question" name="question" rows={3} required maxLength={LIMITS.question} lang={lang}>{values.question}</textarea>
         </Field>
         <Field name="ground_truth" label={t('field.ground_truth')} errors={errors}>
-          <textarea id="f-ground_truth" name="ground_truth" rows={4} maxLength={LIMITS.groundTruth}>{values.ground_truth}</textarea>
+          <textarea id="f-ground_truth" name="ground_truth" rows={4} maxLength={LIMITS.groundTruth} lang={lang}>{values.ground_truth}</textarea>
         </Field>
         <Field name="reference_contexts" label={t('field.reference_contexts')} errors={errors} hint={t('hint.contexts')}>
           <textarea id="f-reference_contexts" name="reference_contexts" rows={5}>{values.reference_contexts}</textarea>
@@ -185,7 +187,7 @@ export function SamplePage({ ctx, dataset, sample, values, history, audit, error
       <div class="split">
         <div>
           <h1>{t('samples.sample', { id: sample.id })} <StatusBadge status={sample.status} label={t(`status.${sample.status}`)} /></h1>
-          <SampleForm ctx={ctx} sample={sample} values={values} errors={errors} conflict={conflict} oversized={oversized} />
+          <SampleForm ctx={ctx} sample={sample} values={values} errors={errors} conflict={conflict} oversized={oversized} lang={textLang(dataset.language)} />
           <History ctx={ctx} sample={sample} history={history} />
         </div>
         <aside>
