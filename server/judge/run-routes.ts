@@ -113,7 +113,7 @@ export function runRoutes(app: AppContext): Router {
     const status = ['ok', 'error', 'skipped'].includes(String(req.query.status)) ? String(req.query.status) : '';
     const scores = runner.queries.scores(run.id, { limit: PAGE + 1, offset: (page - 1) * PAGE, status: status || null });
     const ctx = pageContext(req);
-    const list = { ctx, run, scores: scores.slice(0, PAGE), page, more: scores.length > PAGE, status };
+    const list = { ctx, run, scores: scores.slice(0, PAGE), page, more: scores.length > PAGE, status, language: dataset.language };
     // htmx asks for the scores table alone when the live progress reports the run finished (run-finished).
     sendPageOrFragment(req, res, () => RunPage({ ...list, dataset, summary: runner.queries.summary(run.id), cost: costOf(run), looks: app.holdoutLooks.ofRun(run.id) }),
       () => ScoresSection(list));

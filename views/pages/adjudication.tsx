@@ -131,7 +131,7 @@ export function DisagreementsPage({ ctx, dataset, rows, criteria, page, more }: 
               const c = criteria.get(r.criterion_id)!;
               return (
                 <tr>
-                  <td><a href={`/responses/${r.response_id}#c-${r.criterion_id}-${r.context_index}`}>{r.question}</a></td>
+                  <td lang={textLang(dataset.language)}><a href={`/responses/${r.response_id}#c-${r.criterion_id}-${r.context_index}`}>{r.question}</a></td>
                   <td class="sub">{r.system || '—'}</td>
                   <td>{c.name}{r.context_index >= 0 && <span class="sub"> · {t('response.context_n', { n: r.context_index + 1 })}</span>}</td>
                   <td>{(JSON.parse(r.values) as string[]).map((v) => <span class="tag">{label(c, v)}</span>)}</td>

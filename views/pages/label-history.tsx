@@ -1,7 +1,7 @@
 // The labelling start page (what waits, the button that reserves the next item) and an expert's
 // labelling history in a dataset: filterable, newest first, each item one click (or B/N) away.
 import type { PageContext } from '../layout.tsx';
-import { Csrf, Kbd, Pager, StatusBadge } from '../components.tsx';
+import { Csrf, Kbd, Pager, StatusBadge, textLang } from '../components.tsx';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import { choices } from '../../server/criteria/values.ts';
@@ -14,8 +14,9 @@ function when(iso: string | null): string {
   return iso ? iso.slice(0, 16).replace('T', ' ') : '';
 }
 
-function HistoryTable({ ctx, rows }: { ctx: PageContext; rows: HistoryItem[] }) {
+function HistoryTable({ ctx, rows, language }: { ctx: PageContext; rows: HistoryItem[]; language: 'zh' | 'en' }) {
   const { t } = ctx;
+  const lang = textLang(language);
   return (
     <table class="table history-table">
       <thead><tr>
@@ -26,7 +27,7 @@ function HistoryTable({ ctx, rows }: { ctx: PageContext; rows: HistoryItem[] }) 
         {rows.map((r) => (
           <tr>
             <td class="num sub">{r.response_id}</td>
-            <td><a href={`/responses/${r.response_id}/label`}>{r.question}</a></td>
+            <td lang={lang}><a href={`/responses/${r.response_id}/label`}>{r.question}</a></td>
             <td class="sub nowrap">{r.system || '—'}</td>
             <td>{r.values.length === 0 ? <span class="sub">—</span> : r.values.map((v) => <span class="tag">{`${v.criterion}: ${v.value}`}</span>)}</td>
             <td><StatusBadge status={r.state === 'submitted' ? 'approved' : 'draft'} label={t(r.state === 'submitted' ? 'label.submitted' : 'fh.state_draft')} /></td>
@@ -70,7 +71,7 @@ export function LabelStart({ ctx, dataset, candidate, next, recent }: {
       {recent.length > 0 && (
         <section aria-labelledby="recent-title">
           <h2 id="recent-title">{t('fh.recent')}</h2>
-          <HistoryTable ctx={ctx} rows={recent} />
+          <HistoryTable ctx={ctx} rows={recent} language={dataset.language} />
         </section>
       )}
     </div>
@@ -125,7 +126,7 @@ export function HistoryList({ ctx, dataset, rows, total, page, pageSize, filter,
         <button class="btn small" type="submit">{t('action.filter')}</button>
       </form>
       <p class="sub">{t('fh.history_count', { n: total })}</p>
-      {rows.length === 0 ? <p class="empty-row">{t('fh.history_none')}</p> : <HistoryTable ctx={ctx} rows={rows} />}
+      {rows.length === 0 ? <p class="empty-row">{t('fh.history_none')}</p> : <HistoryTable ctx={ctx} rows={rows} language={dataset.language} />}
       {pages > 1 && (
         <Pager t={t} page={page} pages={pages} more={page < pages} href={link} />
       )}

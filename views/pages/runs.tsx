@@ -158,11 +158,16 @@ export function RunsPage({ ctx, dataset, runs, metrics, systems, values = {}, er
   );
 }
 
-export interface ScoresList { ctx: PageContext; run: RunRow; scores: (ScoreRow & { question: string; system: string })[]; page: number; more: boolean; status: string }
+export interface ScoresList {
+  ctx: PageContext; run: RunRow; scores: (ScoreRow & { question: string; system: string })[]; page: number; more: boolean; status: string;
+  /** The dataset's language, of the questions listed (textLang). */
+  language: 'zh' | 'en';
+}
 
 /** The run's scores, one page; it reloads itself when the live progress reports the run finished. */
-export function ScoresSection({ ctx, run, scores, page, more, status }: ScoresList) {
+export function ScoresSection({ ctx, run, scores, page, more, status, language }: ScoresList) {
   const { t } = ctx;
+  const lang = textLang(language);
   const q = (p: number, s = status) => `/runs/${run.id}?page=${p}${s ? `&status=${s}` : ''}`;
   return (
     <section id="scores" aria-labelledby="scores-heading" hx-get={q(page)} hx-trigger="run-finished" hx-swap="outerHTML">
@@ -179,7 +184,7 @@ export function ScoresSection({ ctx, run, scores, page, more, status }: ScoresLi
             {scores.map((s) => (
               <tr>
                 <td class="num sub">{s.response_id}</td>
-                <td><a href={`/runs/${run.id}/scores/${s.response_id}`}>{s.question}</a></td>
+                <td lang={lang}><a href={`/runs/${run.id}/scores/${s.response_id}`}>{s.question}</a></td>
                 <td class="sub">{s.system || '—'}</td>
                 <td><span class={`badge nowrap score-${s.status}`}>{t(`runs.status_${s.status}` as 'runs.status_done')}</span></td>
                 <td class="num">{fmt(s.value)}</td>
@@ -223,7 +228,7 @@ export function RunPage({ ctx, dataset, run, summary, cost, scores, page, more, 
           </form>
         )}
       </div>
-      <ScoresSection ctx={ctx} run={run} scores={scores} page={page} more={more} status={status} />
+      <ScoresSection ctx={ctx} run={run} scores={scores} page={page} more={more} status={status} language={dataset.language} />
     </Layout>
   );
 }
