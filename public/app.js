@@ -194,14 +194,24 @@
   // A request made without a page load that got no answer at all (the connection broke, the server
   // restarting) changes nothing on the page: say so, in the page's language (layout.tsx), until the
   // next request that is answered. An answer with an error status is swapped in and speaks for itself.
+  // A request the page makes by itself (data-background: the labelling autosave) answered after a
+  // person's request failed does not take the notice away: that request (a submit) still was not made.
+  var failedByPerson = false;
+  function background(ctx) {
+    var elt = ctx && ctx.sourceElement;
+    return Boolean(elt && elt.closest && elt.closest('[data-background]'));
+  }
   document.addEventListener('htmx:error', function (e) {
     var ctx = e.detail && e.detail.ctx;
     var box = document.getElementById('request-failed');
-    if (box && ctx && !ctx.response) box.hidden = false;
+    if (!box || !ctx || ctx.response) return;
+    box.hidden = false;
+    failedByPerson = !background(ctx);
   });
-  document.addEventListener('htmx:after:request', function () {
+  document.addEventListener('htmx:after:request', function (e) {
     var box = document.getElementById('request-failed');
-    if (box) box.hidden = true;
+    if (!box || box.hidden || (failedByPerson && background(e.detail && e.detail.ctx))) return;
+    box.hidden = true;
   });
 
   // fetch() cannot report upload progress, so uploads go through XMLHttpRequest with a progress bar.

@@ -415,6 +415,10 @@ describe('workspace behaviour that once was broken', () => {
     await field(quality).and(page.locator('.current')).waitFor();
     await page.keyboard.press('4');
     await page.locator('#draft-status').getByText(en('label.draft_saved')).waitFor();
+    // The autosave of the last choice has landed (the status says "saved" from the first one already):
+    // an autosave answered after the failed save would, rightly, take the notice away again.
+    await expect.poll(() => app.ctx.db.prepare(`SELECT l.value FROM label l JOIN annotation a ON a.id = l.annotation_id
+      WHERE a.response_id = ? AND l.criterion_id = ?`).pluck().get(rid, quality.id), { timeout: 10_000 }).toBe('4');
     const save = `**/responses/${rid}/label`;
     await page.route(save, (route) => (route.request().method() === 'POST' ? route.abort('connectionreset') : route.continue()));
     await page.keyboard.press('Enter');
@@ -425,7 +429,14 @@ describe('workspace behaviour that once was broken', () => {
     expect(await field(quality).locator('input[value="4"]').isChecked()).toBe(true);
     expect(app.ctx.db.prepare('SELECT state FROM annotation WHERE response_id = ?').pluck().get(rid)).toBe('draft');
     await screenshotLive(page, 'label-request-failed-en');
+    // An autosave answered after the failed save leaves the notice: the save itself still was not made.
+    await page.locator('#f-rationale').fill('typed after the failed save');
+    await expect.poll(() => app.ctx.db.prepare('SELECT rationale FROM annotation WHERE response_id = ?').pluck().get(rid), { timeout: 10_000 })
+      .toBe('typed after the failed save');
+    await page.locator('#draft-status').getByText(en('label.draft_saved')).waitFor();
+    expect(await notice.isVisible()).toBe(true);
     await page.unroute(save);
+    await page.getByRole('button', { name: en('label.submit') }).focus();
     await page.keyboard.press('Enter');
     await page.waitForFunction((r) => document.getElementById('workspace')?.getAttribute('data-response') !== r, String(rid));
     await notice.waitFor({ state: 'hidden' });

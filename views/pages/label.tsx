@@ -187,7 +187,7 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
           data-hotkey="b">{t('label.back')} <Kbd>B</Kbd></a>
         <a class="btn ghost" href={`/responses/${r.id}/label/next`} hx-get={`/responses/${r.id}/label/next`} hx-target="#workspace" hx-swap="outerHTML"
           data-hotkey="n">{t('fh.forward')} <Kbd>N</Kbd></a>
-        <span class="draft-status sub" id="draft-status" aria-live="polite"
+        <span class="draft-status sub" id="draft-status" aria-live="polite" data-background
           hx-post={`/responses/${r.id}/draft`} hx-include="#label-form" hx-trigger="change from:#label-form delay:600ms, input from:#label-form delay:2s"
           hx-target="this" hx-swap="innerHTML"></span>
       </div>
