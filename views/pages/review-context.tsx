@@ -90,7 +90,7 @@ export function ContextQueuePage({ ctx, dataset, run, criteria, state, rows, cou
                   <tr id={`ctx-${item.responseId}-${item.index + 1}`}>
                     <td class="num">{item.index + 1}</td>
                     <td class="num sub">{item.responseId}</td>
-                    <td><a href={`${base}/${item.responseId}/${item.index + 1}?${contextStateQuery(state)}`}>{truncate(item.question, 90)}</a></td>
+                    <td lang={textLang(dataset.language)}><a href={`${base}/${item.responseId}/${item.index + 1}?${contextStateQuery(state)}`}>{truncate(item.question, 90)}</a></td>
                     <td class="sub">{truncate(item.context, TEXT_CHARS)}</td>
                     <td><Relevance ctx={ctx} value={item.gold} /></td>
                     <td><Relevance ctx={ctx} value={item.judge} /></td>

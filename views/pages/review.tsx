@@ -165,7 +165,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
                 {rows.map((item) => (
                   <tr id={`item-${item.id}`}>
                     <td class="num sub">{item.id}</td>
-                    <td><a href={`${base}/${item.id}?${stateQuery(state)}`}>{truncate(item.question, QUESTION_CHARS)}</a></td>
+                    <td lang={textLang(dataset.language)}><a href={`${base}/${item.id}?${stateQuery(state)}`}>{truncate(item.question, QUESTION_CHARS)}</a></td>
                     <td class="sub">{item.system || '—'}</td>
                     <td>{item.goldHidden ? <span class="sub">{t('fh.gold_hidden')}</span> : valueLabel(state.criterion, item.gold)}</td>
                     <td class="num"><JudgeCell criterion={state.criterion} item={item} /></td>
