@@ -105,8 +105,6 @@ export function translator(locale: Locale): T {
   return translators[locale];
 }
 
-export { englishCount } from './english-count.ts';
-
 /**
  * The language of a process's environment, as POSIX programs pick their messages' language: the first
  * of LC_ALL, LC_MESSAGES and LANG that is set decides (zh_CN.UTF-8, zh_TW… are Chinese; C, en_US… English).

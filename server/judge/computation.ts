@@ -27,6 +27,11 @@ export function inEnglish(lines: readonly Said[]): string {
   return sayAll(lines, english);
 }
 
+/** A trace's computation fields from its lines: the lines, and their English text. */
+export function explain(lines: readonly Said[]): Pick<Trace, 'computation' | 'explained'> {
+  return { computation: inEnglish(lines), explained: [...lines] };
+}
+
 /** Lines read back from a stored trace, when every one names a key the catalogue has (else null: show the text). */
 function storedLines(value: unknown): Said[] | null {
   if (!Array.isArray(value) || value.length === 0) return null;

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { en } from '../../server/i18n/en.ts';
 import { zh } from '../../server/i18n/zh.ts';
-import { englishCount, translator } from '../../server/i18n/index.ts';
+import { translator } from '../../server/i18n/index.ts';
+import { englishCount } from '../../server/i18n/english-count.ts';
 
 /** The values a message takes: its `{name}`s (in plural branches too) and the counts of its `{name, plural, …}`s. */
 const placeholders = (text: string) => [...new Set([...flattenPlurals(text).matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();

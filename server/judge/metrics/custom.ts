@@ -14,7 +14,7 @@ import { rubricOutputFormat } from '../prompts/rubric.ts';
 import type { RubricCategory, RubricOutput } from '../prompts/rubric.ts';
 import type { LabelledItem, Language, MetricDefinition, PromptExample, PromptInUse, PromptTemplate, ScoreResult, TraceStep } from '../types.ts';
 import { defineMetric, f4 } from './pipeline.ts';
-import { inEnglish, said, type Said } from '../computation.ts';
+import { explain, said, type Said } from '../computation.ts';
 
 export type { RubricCategory, RubricOutput } from '../prompts/rubric.ts';
 
@@ -194,8 +194,7 @@ export function compositeMetric(config: CompositeConfig): MetricDefinition {
         try {
           r = await c.metric.score(item, { judge: ctx.judge, prompts: only(ctx.prompts, `${k}.`) });
         } catch (err) {
-          const explained = [said('comp.internal', { message: err instanceof Error ? err.message : String(err) })];
-          r = { status: 'error', value: null, reason: 'internal', trace: { steps: [], computation: inEnglish(explained), explained } };
+          r = { status: 'error', value: null, reason: 'internal', trace: { steps: [], ...explain([said('comp.internal', { message: err instanceof Error ? err.message : String(err) })]) } };
         }
         steps.push(...r.trace.steps.map((s) => ({ ...s, step: `${k}.${s.step}` })));
         values[k] = { status: r.status, value: r.value, reason: r.reason, weight: c.weight, ...(r.trace.values ? { values: r.trace.values } : {}) };
@@ -204,17 +203,17 @@ export function compositeMetric(config: CompositeConfig): MetricDefinition {
         if (r.status !== 'ok') {
           const rest = active.slice(i + 1).map((x) => x.metric.key);
           lines.push(rest.length ? said('comp.component_no_value_rest', { metric: k, reason: r.reason, rest: rest.join(', ') }) : said('comp.component_no_value', { metric: k, reason: r.reason }));
-          return { status: r.status, value: null, reason: `${k}.${r.reason}`, trace: { steps, values, computation: inEnglish(lines), explained: lines } };
+          return { status: r.status, value: null, reason: `${k}.${r.reason}`, trace: { steps, values, ...explain(lines) } };
         }
         parts.push({ name: k, score: { value: r.value }, weight: c.weight });
       }
       const combined = composite(parts);
       if (combined.value === null) {
-        return { status: 'error', value: null, reason: combined.reason, trace: { steps, values, computation: inEnglish(lines), explained: lines } };
+        return { status: 'error', value: null, reason: combined.reason, trace: { steps, values, ...explain(lines) } };
       }
       const terms = parts.map((p) => `${p.weight}×${f4(p.score.value ?? 0)}`).join(' + ');
       lines.push(said('comp.composite', { formula: weightSum === 1 ? terms : `(${terms}) / ${weightSum}`, value: f4(combined.value) }));
-      return { status: 'ok', value: combined.value, reason: null, trace: { steps, values, computation: inEnglish(lines), explained: lines } };
+      return { status: 'ok', value: combined.value, reason: null, trace: { steps, values, ...explain(lines) } };
     },
   };
 }

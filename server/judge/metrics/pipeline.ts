@@ -9,7 +9,7 @@ import type { RenderOptions } from '../prompts/render.ts';
 import type {
   Judge, Language, MetricDefinition, PromptInUse, ScoreResult, ScoringItem, StepDefinition, Trace, TraceStep,
 } from '../types.ts';
-import { inEnglish, said, type ComputationKey, type Said } from '../computation.ts';
+import { explain, said, type ComputationKey, type Said } from '../computation.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -84,11 +84,8 @@ export class Pipeline {
 
   /** The trace with the computation's lines, and their English text as `computation`. */
   trace(computation: Said | readonly Said[]): Trace {
-    const explained = Array.isArray(computation) ? [...computation] as Said[] : [computation as Said];
-    const text = inEnglish(explained);
-    return Object.keys(this.values).length > 0
-      ? { steps: this.steps, values: this.values, computation: text, explained }
-      : { steps: this.steps, computation: text, explained };
+    const lines = explain(Array.isArray(computation) ? computation as readonly Said[] : [computation as Said]);
+    return Object.keys(this.values).length > 0 ? { steps: this.steps, values: this.values, ...lines } : { steps: this.steps, ...lines };
   }
 
   ok(value: number, computation: Said | readonly Said[], reason: string | null = null): ScoreResult {
@@ -115,7 +112,7 @@ const MISSING = {
 } as const satisfies Record<`no_${MetricDefinition['needs'][number]}`, ComputationKey>;
 
 /** Reason an item cannot be scored for lack of a needed field (same codes as the run executor). */
-export function missingNeed(item: ScoringItem, needs: MetricDefinition['needs']): string | null {
+export function missingNeed(item: ScoringItem, needs: MetricDefinition['needs']): keyof typeof MISSING | null {
   for (const need of needs) {
     const missing = need === 'ground_truth' ? item.ground_truth.trim() === '' : item[need].length === 0;
     if (missing) return `no_${need}`;
@@ -150,7 +147,7 @@ export function defineMetric(spec: PipelineSpec): MetricDefinition {
     async score(item, ctx) {
       const p = new Pipeline(ctx.judge, ctx.prompts);
       const missing = missingNeed(item, spec.needs);
-      if (missing) return p.skipped(missing, said(MISSING[missing as keyof typeof MISSING]));
+      if (missing) return p.skipped(missing, said(MISSING[missing]));
       try {
         return await spec.run(item, p);
       } catch (err) {
