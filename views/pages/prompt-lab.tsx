@@ -50,7 +50,8 @@ function Selectors({ ctx, dataset, s }: { ctx: PageContext; dataset: DatasetRow;
 
 export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; dataset: DatasetRow; s: LabState; errors?: Record<string, string> }) {
   const { t } = ctx;
-  const baseline = defaultBaseline(s.runs);
+  const parts = s.runs.map(partOf);
+  const baseline = defaultBaseline(parts);
   const lang = textLang(dataset.language);
   const hidden = (extra: Record<string, string | number> = {}) => <>
     <Csrf token={ctx.csrfToken} />
@@ -124,15 +125,15 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
               <thead><tr><th scope="col">A</th><th scope="col">B</th><th scope="col">{t('field.name')}</th><th scope="col">{t('field.status')}</th><th scope="col">{t('lab.scope')}</th><th scope="col"><span class="sr-only">{t('users.actions')}</span></th></tr></thead>
               <tbody>
                 {s.runs.map((r, i) => {
-                  const sel = JSON.parse(r.selection) as { part?: string };
+                  const part = parts[i]!;
                   return (
                     <tr>
                       <td><input type="radio" name="a" value={r.id} checked={i === baseline} aria-label={`A: ${r.name}`} /></td>
                       <td><input type="radio" name="b" value={r.id} checked={i === 0} aria-label={`B: ${r.name}`} /></td>
                       <td><a href={`/runs/${r.id}`}>{r.name}</a></td>
                       <td><span class={`badge run-${r.status}`}>{t(`runs.status_${r.status}`)}</span></td>
-                      <td>{sel.part ? t(`calib.part_${sel.part}` as 'calib.part_all') : t('calib.part_all')}</td>
-                      <td>{sel.part === 'calibration' && (
+                      <td>{t(`calib.part_${part}` as 'calib.part_all')}</td>
+                      <td>{part === 'calibration' && (
                         <button class="btn small" type="submit" form={`final-${r.id}`}>{t('lab.final_check')}</button>
                       )}</td>
                     </tr>
@@ -173,13 +174,14 @@ function partOf(run: RunRow): string {
 }
 
 /**
- * The run offered as A next to the newest run (B): the newest earlier one that scored items B scored
- * too (same part, or all items), so that the comparison the page opens with has items to compare.
+ * The index of the run offered as A next to the newest run (B), given the runs' parts newest first: the
+ * newest earlier one that scored items B scored too (same part, or all items), so that the comparison
+ * the page opens with has items to compare.
  */
-export function defaultBaseline(runs: readonly RunRow[]): number {
-  if (runs.length < 2) return -1;
-  const b = partOf(runs[0]!);
-  const i = runs.findIndex((r, j) => j > 0 && (partOf(r) === b || partOf(r) === 'all' || b === 'all'));
+export function defaultBaseline(parts: readonly string[]): number {
+  if (parts.length < 2) return -1;
+  const b = parts[0]!;
+  const i = parts.findIndex((p, j) => j > 0 && (p === b || p === 'all' || b === 'all'));
   return i === -1 ? 1 : i;
 }
 
