@@ -6,7 +6,7 @@
 // and validated with zod, repaired at most once, and cached (only when valid, and not larger than
 // the stored-reply limit of server/limits.ts) by request hash.
 
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ZodType } from 'zod';
 import { cacheKey } from './cache-key.ts';
@@ -17,6 +17,7 @@ import type { StructuredOutputMode } from './presets.ts';
 import { DEFAULT_BACKOFF, realSleep, retryDelayMs } from './retry.ts';
 import type { BackoffPolicy } from './retry.ts';
 import { createSemaphore } from './semaphore.ts';
+import { loadSdk, type Sdk } from './sdk.ts';
 import { parseAndValidate, prepareStructured, repairMessages, type ScaffoldLanguage } from './structured.ts';
 import type { JudgeMessage } from './structured.ts';
 
@@ -143,7 +144,9 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
   const semaphore = createSemaphore(config.maxConcurrency);
   const counters: JudgeStats = { llm_calls: 0, cached_calls: 0, tokens: { prompt: 0, completion: 0 }, retries: 0, failures: 0 };
 
-  const openai = new OpenAI({
+  // Made on the first call (the package is loaded then: sdk.ts), once per client.
+  let made: Promise<{ sdk: Sdk; openai: OpenAI }> | undefined;
+  const connect = (): Promise<{ sdk: Sdk; openai: OpenAI }> => made ??= loadSdk().then((sdk) => ({ sdk, openai: new sdk.default({
     baseURL: config.baseURL,
     // The SDK refuses an empty key; local servers ignore it, so any placeholder will do.
     apiKey: config.apiKey || 'no-key',
@@ -155,13 +158,14 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
     maxRetries: 0,
     timeout: timeoutMs,
     logLevel: 'off',
-  });
+  }) }));
 
   /**
    * Run one logical request with goldset's retry policy. Each attempt holds a concurrency slot only
    * while it is on the wire (not while backing off) and is aborted after timeoutMs.
    */
-  async function send<T>(op: string, call: (signal: AbortSignal) => Promise<T>, maxRetries = config.maxRetries): Promise<SendResult<T>> {
+  async function send<T>(op: string, call: (openai: OpenAI, signal: AbortSignal) => Promise<T>, maxRetries = config.maxRetries): Promise<SendResult<T>> {
+    const { sdk, openai } = await connect();
     for (let attempt = 0; ; attempt++) {
       const release = await semaphore.acquire();
       const controller = new AbortController();
@@ -169,7 +173,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
       const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
       let outcome: { ok: true; value: T } | { ok: false; err: unknown };
       try {
-        outcome = { ok: true, value: await call(controller.signal) };
+        outcome = { ok: true, value: await call(openai, controller.signal) };
       } catch (err) {
         outcome = { ok: false, err };
       } finally {
@@ -180,7 +184,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
         counters.llm_calls++;
         return { ok: true, value: outcome.value, attempts: attempt + 1 };
       }
-      const failure = classifyError(outcome.err, { apiKey: config.apiKey, baseURL: where, timedOut, timeoutMs });
+      const failure = classifyError(outcome.err, { apiKey: config.apiKey, baseURL: where, timedOut, timeoutMs }, sdk);
       if (failure.reached) counters.llm_calls++;
       const delay = failure.retryable && attempt < maxRetries ? retryDelayMs(attempt, failure.retryAfterMs, policy, random) : null;
       if (delay === null) {
@@ -201,7 +205,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
   interface ChatReply { content: string; usage: TokenUsage; model: string }
 
   function chatOnce(params: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>, maxRetries?: number): Promise<SendResult<ChatReply>> {
-    return send('chat', async (signal) => {
+    return send('chat', async (openai, signal) => {
       const completion = await openai.chat.completions.create({ ...params, model: config.chatModel }, { signal, timeout: timeoutMs });
       const usage = { prompt: completion.usage?.prompt_tokens ?? 0, completion: completion.usage?.completion_tokens ?? 0 };
       counters.tokens.prompt += usage.prompt;
@@ -289,7 +293,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
     const batchSize = Math.max(1, config.embeddingBatchSize ?? 64);
     for (let i = 0; i < missing.length; i += batchSize) {
       const batch = missing.slice(i, i + batchSize);
-      const res = await send('embeddings', async (signal) => {
+      const res = await send('embeddings', async (openai, signal) => {
         // encoding_format 'float' explicitly: the SDK defaults to base64, which some servers lack.
         const r = await openai.embeddings.create({ model: config.embeddingModel, input: batch, encoding_format: 'float' }, { signal, timeout: timeoutMs });
         counters.tokens.prompt += r.usage?.prompt_tokens ?? 0;
@@ -323,7 +327,7 @@ export function createJudgeClient(config: JudgeClientConfig, deps: JudgeClientDe
   }
 
   async function testEmbeddings(): Promise<TestConnectionResult> {
-    const res = await send('embeddings', (signal) =>
+    const res = await send('embeddings', (openai, signal) =>
       openai.embeddings.create({ model: config.embeddingModel, input: ['ok'], encoding_format: 'float' }, { signal, timeout: timeoutMs }), 0);
     if (res.ok) {
       const vector = res.value.data[0]?.embedding;

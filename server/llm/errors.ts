@@ -1,7 +1,8 @@
 // Translate whatever the openai client throws into goldset's small set of failure kinds, decide
 // whether a retry can help, and scrub the API key from every message before it leaves this module.
 
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { APIError } from 'openai';
+import type { Sdk } from './sdk.ts';
 import { parseRetryAfterMs } from './retry.ts';
 
 export type LlmErrorKind = 'unparseable' | 'schema' | 'http' | 'timeout' | 'auth' | 'model_not_found' | 'unreachable';
@@ -73,7 +74,9 @@ function isModelNotFound(err: APIError): boolean {
   return err.status === 404 && /model/i.test(err.message);
 }
 
-export function classifyError(err: unknown, ctx: { apiKey: string; baseURL: string; timedOut: boolean; timeoutMs: number }): ClassifiedFailure {
+/** `sdk` is the loaded openai package (server/llm/sdk.ts): its error classes say what failed. */
+export function classifyError(err: unknown, ctx: { apiKey: string; baseURL: string; timedOut: boolean; timeoutMs: number }, sdk: Sdk): ClassifiedFailure {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
   const clean = (s: string): string => redact(s, ctx.apiKey).slice(0, 2000);
   const timeout = (): ClassifiedFailure => ({
     error: { kind: 'timeout', message: `No answer from ${ctx.baseURL} within ${ctx.timeoutMs} ms.`, detail: `${ctx.timeoutMs} ms` },
