@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { TEST_ENV } from './test/test-env.ts';
 
 // Two projects: `unit` (pure modules, HTTP tests against the real app, CLI) runs with `npm test`;
 // `browser` drives Debian's Chromium through playwright-core and runs with `npm run test:browser`.
@@ -12,7 +13,8 @@ export default defineConfig({
     // The command line answers in the environment's language (server/config.ts cliLocale): the tests that
     // run it read English unless they ask for Chinese themselves, on whatever LANG the machine has.
     // Strict messages: a message rendered without one of its values ("{limit}") throws (server/i18n/index.ts).
-    env: { GOLDSET_LANG: 'en', GOLDSET_STRICT_MESSAGES: '1' },
+    // TEST_ENV: password hashes at the test cost, for the command lines the tests start too.
+    env: { GOLDSET_LANG: 'en', GOLDSET_STRICT_MESSAGES: '1', ...TEST_ENV },
     projects: [
       {
         extends: true,

@@ -45,7 +45,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   return {
     db, config, log, audit, derived, group,
     access: accessFacts(db),
-    users: userService(db, audit),
+    users: userService(db, audit, { passwordCost: config.passwordCost }),
     datasets,
     samples,
     criteria,

@@ -1,6 +1,10 @@
 // goldset's configuration: read from an environment map once, validated with zod, passed down explicitly.
 import { z } from 'zod';
 import { localeOfEnvironment, type Locale } from './i18n/index.ts';
+import { DEFAULT_PASSWORD_COST, MAX_PASSWORD_COST } from './auth/password.ts';
+
+/** Below the default, a password hash is cheaper to guess: only the test suites, with NODE_ENV=test, may ask for that. */
+const TEST_PASSWORD_COST = 10;
 
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -18,6 +22,8 @@ const EnvSchema = z.object({
   GOLDSET_JUDGE_MODEL: z.string().min(1).optional(),
   GOLDSET_EMBEDDING_MODEL: z.string().min(1).optional(),
   GOLDSET_LANG: z.enum(['en', 'zh']).optional(),
+  GOLDSET_PASSWORD_COST: z.coerce.number().int().min(TEST_PASSWORD_COST).max(MAX_PASSWORD_COST).default(DEFAULT_PASSWORD_COST),
+  NODE_ENV: z.string().optional(),
 });
 
 export interface Config {
@@ -36,6 +42,8 @@ export interface Config {
    * LANG: zh_CN.UTF-8 is 简体中文), else English. Its usage text and option errors are English.
    */
   cliLocale: Locale;
+  /** scrypt's cost (log2 N) for new password hashes: server/auth/password.ts. */
+  passwordCost: number;
 }
 
 export class ConfigError extends Error {}
@@ -47,6 +55,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.GOLDSET_PASSWORD_COST < DEFAULT_PASSWORD_COST && e.NODE_ENV !== 'test') {
+    throw new ConfigError(`invalid configuration:\n  GOLDSET_PASSWORD_COST: below ${DEFAULT_PASSWORD_COST} makes passwords cheaper to guess; it is for the test suites only (NODE_ENV=test)`);
+  }
   return {
     dbFile: e.GOLDSET_DB,
     port: e.PORT,
@@ -63,5 +74,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ...(e.GOLDSET_EMBEDDING_MODEL ? { embeddingModel: e.GOLDSET_EMBEDDING_MODEL } : {}),
     },
     cliLocale: e.GOLDSET_LANG ?? localeOfEnvironment(env),
+    passwordCost: e.GOLDSET_PASSWORD_COST,
   };
 }

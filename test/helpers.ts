@@ -11,6 +11,7 @@ import { migrate } from '../server/db/migrate.ts';
 import { createLogger } from '../server/log.ts';
 import { createAppContext, type AppContext } from '../server/app-context.ts';
 import { createApp } from '../server/app.ts';
+import { TEST_ENV } from './test-env.ts';
 
 export interface TestApp {
   ctx: AppContext;
@@ -22,7 +23,7 @@ export interface TestApp {
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-test-'));
-  const config = loadConfig({ GOLDSET_DB: path.join(dir, 'test.db'), GOLDSET_MAX_UPLOAD_MB: '5', ...env });
+  const config = loadConfig({ ...TEST_ENV, GOLDSET_DB: path.join(dir, 'test.db'), GOLDSET_MAX_UPLOAD_MB: '5', ...env });
   const logs: string[] = [];
   const log = createLogger('debug', (line) => logs.push(line));
   const db = openDatabase(config.dbFile);
@@ -51,7 +52,7 @@ export function openTestContext(prefix = 'goldset-test-'): TestContext {
   const file = path.join(dir, 'g.db');
   const db = openDatabase(file);
   migrate(db);
-  const ctx = createAppContext(db, loadConfig({ GOLDSET_DB: file }), createLogger('silent'));
+  const ctx = createAppContext(db, loadConfig({ ...TEST_ENV, GOLDSET_DB: file }), createLogger('silent'));
   return {
     dir, file, db, ctx,
     async close() {

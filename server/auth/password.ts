@@ -1,8 +1,16 @@
-// Password hashing with scrypt (memory-hard), stored as "scrypt$N$r$p$salt$hash" so parameters can change later.
+// Password hashing with scrypt (memory-hard), stored as "scrypt$N$r$p$salt$hash" so parameters can change
+// later: a hash is checked with its own parameters, and re-made at the configured cost on the next login.
 import crypto from 'node:crypto';
 
-const N = 2 ** 15, R = 8, P = 1, KEYLEN = 64;
-const MAXMEM = 64 * 1024 * 1024;
+/**
+ * scrypt's cost, as log2 of N: 15 (N = 32,768 with r = 8: 32 MiB and about 0.2 s of one core per
+ * hash). GOLDSET_PASSWORD_COST may raise it to 16; lower costs are for the test suites only (config.ts).
+ */
+export const DEFAULT_PASSWORD_COST = 15;
+export const MAX_PASSWORD_COST = 16;
+const R = 8, P = 1, KEYLEN = 64;
+// 128 · N · r bytes at the highest cost, twice over.
+const MAXMEM = 2 * 128 * 2 ** MAX_PASSWORD_COST * R;
 
 function scrypt(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -10,20 +18,30 @@ function scrypt(password: string, salt: Buffer, n: number, r: number, p: number)
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost = DEFAULT_PASSWORD_COST): Promise<string> {
   const salt = crypto.randomBytes(16);
-  const key = await scrypt(password, salt, N, R, P);
-  return ['scrypt', N, R, P, salt.toString('base64'), key.toString('base64')].join('$');
+  const n = 2 ** cost;
+  const key = await scrypt(password, salt, n, R, P);
+  return ['scrypt', n, R, P, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  // Unknown users still pay for one hash so that timing does not reveal which emails exist.
-  const parts = (stored ?? `scrypt$${N}$${R}$${P}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEYLEN).toString('base64')}`).split('$');
+/**
+ * Checks a password against the parameters stored with its hash. `cost` is what an unknown user's
+ * check costs: the same as a real one, so timing does not reveal which emails exist.
+ */
+export async function verifyPassword(password: string, stored: string | null, cost = DEFAULT_PASSWORD_COST): Promise<boolean> {
+  const parts = (stored ?? `scrypt$${2 ** cost}$${R}$${P}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEYLEN).toString('base64')}`).split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
   const key = await scrypt(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
   const expected = Buffer.from(hash, 'base64');
   return stored !== null && key.length === expected.length && crypto.timingSafeEqual(key, expected);
+}
+
+/** Whether a stored hash was made cheaper than `cost` asks for now: a login then hashes the password again. */
+export function cheaperThan(stored: string, cost: number): boolean {
+  const [scheme, n, r, p] = stored.split('$');
+  return scheme !== 'scrypt' || Number(n) < 2 ** cost || Number(r) < R || Number(p) < P;
 }
 
 export function randomToken(bytes = 32): string {

@@ -32,6 +32,7 @@ export function userQueries(db: DB) {
     setRole: db.prepare<[Role, number]>('UPDATE user SET role = ? WHERE id = ?'),
     setDisabled: db.prepare<[0 | 1, number]>('UPDATE user SET disabled = ? WHERE id = ?'),
     setPassword: db.prepare<[string, number]>('UPDATE user SET password_hash = ? WHERE id = ?'),
+    replacePassword: db.prepare<[string, number, string]>('UPDATE user SET password_hash = ? WHERE id = ? AND password_hash = ?'),
     setLocale: db.prepare<[Locale, number]>('UPDATE user SET locale = ? WHERE id = ?'),
     activeAdmins: db.prepare("SELECT count(*) FROM user WHERE role = 'admin' AND disabled = 0").pluck(),
     insertInvite: db.prepare<[number, string, number]>('INSERT INTO invite (user_id, token_hash, expires_at) VALUES (?, ?, ?)'),
@@ -57,6 +58,8 @@ export function userQueries(db: DB) {
     setRole: (id: number, role: Role) => s.setRole.run(role, id),
     setDisabled: (id: number, disabled: boolean) => s.setDisabled.run(disabled ? 1 : 0, id),
     setPassword: (id: number, hash: string) => s.setPassword.run(hash, id),
+    /** Only while the hash is still `was`: a password set meanwhile is never overwritten. */
+    replacePassword: (id: number, was: string, hash: string) => s.replacePassword.run(hash, id, was),
     setLocale: (id: number, locale: Locale) => s.setLocale.run(locale, id),
     activeAdmins: () => s.activeAdmins.get() as number,
     insertInvite: (userId: number, tokenHash: string, expiresAt: number) => s.insertInvite.run(userId, tokenHash, expiresAt),

@@ -4,7 +4,7 @@ import type { DB } from '../db/connection.ts';
 import type { AuditQueries } from '../audit/queries.ts';
 import type { Role } from '../http/context.ts';
 import type { MessageKey } from '../i18n/index.ts';
-import { hashPassword, randomToken, sha256, verifyPassword } from '../auth/password.ts';
+import { cheaperThan, DEFAULT_PASSWORD_COST, hashPassword, randomToken, sha256, verifyPassword } from '../auth/password.ts';
 import { userQueries, type UserRow } from './queries.ts';
 
 const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
@@ -27,8 +27,12 @@ export function publicUser(u: UserRow) {
   return { id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled === 1 };
 }
 
-export function userService(db: DB, audit: AuditQueries, now: () => number = Date.now) {
+/** `passwordCost`: scrypt's cost for new hashes (config.passwordCost); `now`: the clock, for tests. */
+export function userService(db: DB, audit: AuditQueries, options: { passwordCost?: number; now?: () => number } = {}) {
   const q = userQueries(db);
+  const now = options.now ?? Date.now;
+  const cost = options.passwordCost ?? DEFAULT_PASSWORD_COST;
+  const hash = (password: string): Promise<string> => hashPassword(password, cost);
 
   /**
    * The open invitation a link's token stands for. Looked up by the token's SHA-256 (the index
@@ -52,20 +56,20 @@ export function userService(db: DB, audit: AuditQueries, now: () => number = Dat
 
     /** Creates the first admin; refused once any user exists, so the setup page cannot be replayed. */
     async createFirstAdmin(input: { email: string; name: string; password: string }): Promise<UserRow> {
-      const hash = await hashPassword(input.password);
+      const made = await hash(input.password);
       return db.transaction(() => {
         if (!q.none()) throw new UserError('err.setup_done');
-        const id = q.insert({ email: input.email, name: input.name, role: 'admin', password_hash: hash });
+        const id = q.insert({ email: input.email, name: input.name, role: 'admin', password_hash: made });
         audit.record({ actorId: id, entityType: 'user', entityId: id, action: 'setup_admin', after: { email: input.email, role: 'admin' } });
         return q.byId(id)!;
       })();
     },
 
     async createUser(actorId: number | null, input: { email: string; name: string; role: Role; password: string }): Promise<UserRow> {
-      const hash = await hashPassword(input.password);
+      const made = await hash(input.password);
       return db.transaction(() => {
         requireFreeEmail(input.email);
-        const id = q.insert({ email: input.email, name: input.name, role: input.role, password_hash: hash });
+        const id = q.insert({ email: input.email, name: input.name, role: input.role, password_hash: made });
         audit.record({ actorId, entityType: 'user', entityId: id, action: 'create', after: { email: input.email, role: input.role } });
         return q.byId(id)!;
       })();
@@ -110,11 +114,11 @@ export function userService(db: DB, audit: AuditQueries, now: () => number = Dat
 
     /** Sets the password of an invited user; refused (UserError) when the link was used or replaced meanwhile. */
     async acceptInvite(token: string, password: string): Promise<UserRow> {
-      const hash = await hashPassword(password);
+      const made = await hash(password);
       return db.transaction(() => {
         const invite = openInvite(token);
         if (!invite || !q.useInvite(invite.id, now())) throw new UserError('err.invite_invalid');
-        q.setPassword(invite.user_id, hash);
+        q.setPassword(invite.user_id, made);
         audit.record({ actorId: invite.user_id, entityType: 'user', entityId: invite.user_id, action: 'accept_invite' });
         return q.byId(invite.user_id)!;
       })();
@@ -133,10 +137,13 @@ export function userService(db: DB, audit: AuditQueries, now: () => number = Dat
       }
       const attempt = q.recordFailure(email, ip, now());
       const user = q.byEmail(email);
-      const good = await verifyPassword(password, user ? q.passwordHash(user.id) : null);
+      const stored = user ? q.passwordHash(user.id) : null;
+      const good = await verifyPassword(password, stored, cost);
       if (!user || !good) return { ok: false, reason: 'invalid' };
       q.forgetAttempt(attempt);
       if (user.disabled) return { ok: false, reason: 'disabled' };
+      // Made with cheaper parameters than goldset uses now: made again, now that the password is known.
+      if (stored !== null && cheaperThan(stored, cost)) q.replacePassword(user.id, stored, await hash(password));
       q.pruneFailures(since);
       return { ok: true, user };
     },
