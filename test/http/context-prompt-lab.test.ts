@@ -46,6 +46,8 @@ describe('prompt lab for the verify step', () => {
     expect(page.text).toMatch(new RegExp(`<option value="${criterionId}" selected[^>]*>relevant</option>`));
     const offered = [...page.text.matchAll(/name="example" value="(\d+):(\d+)"/g)].map((m) => ({ id: Number(m[1]), index: Number(m[2]) }));
     expect(offered.length).toBe(40);
+    // The question and the context are marked with the dataset's language.
+    expect(page.text.match(/<td lang="en">[^<]*<\/td><td class="num">\d+<\/td><td class="sub" lang="en">/g)?.length).toBe(40);
     expect(offered.every(({ id }) => holdoutPart(seed, id) === 'calibration')).toBe(true);
     // The contexts the newest run judged against the experts come first: the examples that teach something.
     const rows = new Map(app.ctx.contextCalibration.responses({ criterion: app.ctx.criteria.get(criterionId)!, run: baseline, part: 'calibration', holdoutSeed: seed })

@@ -191,7 +191,11 @@ describe('diff', () => {
     expect(page.text.match(/<p><strong>[^<]*<\/strong><\/p>/)?.[0]).toBe('<p><strong>1 added, 1 removed, 1 changed, 2 unchanged samples.</strong></p>');
     expect(page.text).toContain('Where is the canteen?');
     expect(page.text).toContain('Who approves remote work?');
-    expect(page.text).toContain('<span class="diff"><ins>试用期为</ins>三个月。</span>'); // character-level for Chinese
+    expect(page.text).toContain('<dd lang="zh-CN"><span class="diff"><ins>试用期为</ins>三个月。</span>'); // character-level for Chinese
+    // The items' own texts carry the dataset's language (WCAG 3.1.2), on whatever language the page is in.
+    expect(page.text).toContain('<p class="strong" lang="zh-CN">试用期是多久？</p>');
+    expect(page.text).toContain('<li lang="zh-CN">Where is the canteen?</li>');
+    expect(page.text).toContain('<td><span lang="zh-CN">张伟是哪个部门的？</span><br/><span class="sub">rag-v1</span>');
     expect(page.text).toContain('1 gold label changed');
     expect(page.text).toMatch(/<td><del>1<\/del><\/td><td><ins><span class="sub">no gold<\/span><\/ins><\/td>/);
     const now = await admin.get(`/datasets/${datasetId}/releases/v2/diff?against=now`);

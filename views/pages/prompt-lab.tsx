@@ -93,7 +93,7 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
           </section>
         </div>
       </form>
-      {s.contextCandidates ? <ContextCandidates ctx={ctx} datasetId={dataset.id} candidates={s.contextCandidates} /> : <section class="card" aria-labelledby="examples-h">
+      {s.contextCandidates ? <ContextCandidates ctx={ctx} datasetId={dataset.id} language={dataset.language} candidates={s.contextCandidates} /> : <section class="card" aria-labelledby="examples-h">
         <h2 id="examples-h">{t('lab.pick')}</h2>
         <p class="hint">{t('lab.pick_hint')}</p>
         {!s.labels_inform_step && <p class="hint">{t('lab.add_from_trace_hint')}</p>}

@@ -1,7 +1,7 @@
 // Releases of a dataset: the list with the form that makes one, a release's page (hash, downloads,
 // fetching from CI, comparing, deleting) and the changes between two releases or a release and now.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError } from '../components.tsx';
+import { Csrf, Field, FormError, textLang } from '../components.tsx';
 import { Diff } from './sample.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { ReleaseDiff } from '../../server/releases/diff.ts';
@@ -10,7 +10,7 @@ import { LIMITS } from '../../server/limits.ts';
 export interface ReleaseSummary {
   tag: string; hash: string; samples: number; responses: number; withResponses: boolean; author: string | null; createdAt: string; note: string;
 }
-interface DatasetRef { id: number; name: string }
+interface DatasetRef { id: number; name: string; language: 'zh' | 'en' }
 
 const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 const releaseUrl = (d: DatasetRef, tag: string) => `/datasets/${d.id}/releases/${encodeURIComponent(tag)}`;
@@ -172,6 +172,7 @@ export function DiffPage({ ctx, dataset, from, to, diff, goldHidden = false }: D
   const { t } = ctx;
   const target = to ?? t('diff.now');
   const gold = (v: string | null) => v ?? <span class="sub">{t('diff.no_gold')}</span>;
+  const lang = textLang(dataset.language);
   const empty = !diff.added.length && !diff.removed.length && !diff.changed.length && !diff.gold.length && !diff.responsesAdded.length
     && !diff.responsesRemoved.length && !diff.criteria.added.length && !diff.criteria.removed.length && !diff.criteria.changed.length;
   return (
@@ -193,8 +194,8 @@ export function DiffPage({ ctx, dataset, from, to, diff, goldHidden = false }: D
           <ol class="history">
             {diff.changed.slice(0, SHOWN).map((c) => (
               <li>
-                <p class="strong">{c.after.question}</p>
-                <dl class="kv">{c.fields.map((f) => <><dt>{t(`field.${f.field}` as 'field.question')}</dt><dd><Diff parts={f.parts} /></dd></>)}</dl>
+                <p class="strong" lang={lang}>{c.after.question}</p>
+                <dl class="kv">{c.fields.map((f) => <><dt>{t(`field.${f.field}` as 'field.question')}</dt><dd lang={lang}><Diff parts={f.parts} /></dd></>)}</dl>
               </li>
             ))}
           </ol>
@@ -208,7 +209,7 @@ export function DiffPage({ ctx, dataset, from, to, diff, goldHidden = false }: D
             <thead><tr><th>{t('diff.item')}</th><th>{t('diff.criterion')}</th><th>{t('diff.context')}</th><th>{t('diff.before')}</th><th>{t('diff.after')}</th></tr></thead>
             <tbody>
               {diff.gold.slice(0, SHOWN).map((g) => (
-                <tr><td>{g.question}<br /><span class="sub">{g.system}</span></td><td>{g.criterion}</td><td>{g.context ?? '—'}</td>
+                <tr><td><span lang={lang}>{g.question}</span><br /><span class="sub">{g.system}</span></td><td>{g.criterion}</td><td lang={g.context === null ? undefined : lang}>{g.context ?? '—'}</td>
                   <td><del>{gold(g.before)}</del></td><td><ins>{gold(g.after)}</ins></td></tr>
               ))}
             </tbody>
@@ -219,14 +220,14 @@ export function DiffPage({ ctx, dataset, from, to, diff, goldHidden = false }: D
       {([['diff.added', diff.added], ['diff.removed', diff.removed]] as const).map(([key, list]) => list.length > 0 && (
         <section class="card" aria-labelledby={key}>
           <h2 id={key}>{t(key)}</h2>
-          <ul>{list.slice(0, SHOWN).map((s) => <li>{s.question}</li>)}</ul>
+          <ul>{list.slice(0, SHOWN).map((s) => <li lang={lang}>{s.question}</li>)}</ul>
           <More ctx={ctx} n={list.length} />
         </section>
       ))}
       {([['diff.responses_added', diff.responsesAdded], ['diff.responses_removed', diff.responsesRemoved]] as const).map(([key, list]) => list.length > 0 && (
         <section class="card" aria-labelledby={key}>
           <h2 id={key}>{t(key)}</h2>
-          <ul>{list.slice(0, SHOWN).map((r) => <li>{r.question} <span class="sub">· {r.system || '—'} · {r.answer.slice(0, 120)}</span></li>)}</ul>
+          <ul>{list.slice(0, SHOWN).map((r) => <li><span lang={lang}>{r.question}</span> <span class="sub">· {r.system || '—'} · <span lang={lang}>{r.answer.slice(0, 120)}</span></span></li>)}</ul>
           <More ctx={ctx} n={list.length} />
         </section>
       ))}
