@@ -170,6 +170,8 @@ describe('audit queue of contexts', () => {
     expect(page.text).toContain(`Judge relevant, experts not (${fp})`);
     expect(page.text).toContain(`Experts relevant, judge not (${fn})`);
     expect(page.text).toContain('It states a number of leave days.');
+    // The question and the context are the item's own texts, marked with the dataset's language.
+    expect(page.text).toMatch(/<td lang="en"><a href="[^"]+">[^<]*<\/a><\/td><td class="sub" lang="en">/);
     const only = await admin.get(`${queue()}&direction=experts_relevant`);
     expect(only.text).toContain('It does not give the number of days.');
     expect(only.text).not.toContain('It states a number of leave days.');

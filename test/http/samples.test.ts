@@ -145,7 +145,7 @@ describe('samples', () => {
 
 describe('revisions and review', () => {
   async function oneSample(): Promise<{ datasetId: number; sampleId: number }> {
-    const datasetId = await createDataset(admin);
+    const datasetId = await createDataset(admin, 'HR', 'zh');
     await addSample(admin, datasetId, { question: '张伟是哪个部门的？', ground_truth: '张伟是教研部的成员' });
     return { datasetId, sampleId: app.ctx.samples.queries.list({ datasetId }, { limit: 1, offset: 0 }).rows[0]!.id };
   }
@@ -159,6 +159,8 @@ describe('revisions and review', () => {
     expect(history[0]!.snapshot.ground_truth).toBe('张伟是教研部的成员');
     const page = await admin.get(`/samples/${sampleId}`);
     expect(page.text).toContain('<del>教研</del><ins>人事</ins>');
+    // The changed text is the item's own, in the dataset's language (lang), on an English page.
+    expect(page.text).toMatch(/<dt>Ground truth<\/dt><dd lang="zh-CN"><span class="diff">[^]*?<del>教研<\/del><ins>人事<\/ins>/);
     const audit = app.ctx.audit.forEntity('sample', sampleId);
     expect(audit.map((e) => e.action)).toEqual(['update', 'create']);
   });

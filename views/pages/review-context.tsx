@@ -91,7 +91,7 @@ export function ContextQueuePage({ ctx, dataset, run, criteria, state, rows, cou
                     <td class="num">{item.index + 1}</td>
                     <td class="num sub">{item.responseId}</td>
                     <td lang={textLang(dataset.language)}><a href={`${base}/${item.responseId}/${item.index + 1}?${contextStateQuery(state)}`}>{truncate(item.question, 90)}</a></td>
-                    <td class="sub">{truncate(item.context, TEXT_CHARS)}</td>
+                    <td class="sub" lang={textLang(dataset.language)}>{truncate(item.context, TEXT_CHARS)}</td>
                     <td><Relevance ctx={ctx} value={item.gold} /></td>
                     <td><Relevance ctx={ctx} value={item.judge} /></td>
                     <td class="sub">{item.reason ? truncate(item.reason, TEXT_CHARS) : '—'}</td>

@@ -16,6 +16,8 @@ export interface SampleFormValues { question: string; ground_truth: string; refe
 export interface HistoryEntry { version: number; snapshot: Snapshot; editor_email: string | null; edited_at: string }
 
 const FIELDS = ['question', 'ground_truth', 'reference_contexts', 'tags', 'source', 'notes', 'status'] as const;
+/** The fields that are the item's own texts, in the dataset's language (the others are goldset's or the expert's words). */
+const ITEM_TEXTS: ReadonlySet<string> = new Set(['question', 'ground_truth', 'reference_contexts']);
 
 export function formValues(row: SampleRow): SampleFormValues {
   return {
@@ -143,7 +145,8 @@ function lastReopen(audit: AuditRow[]): { who: string; comment: string; at: stri
   } catch { return null; }
 }
 
-function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow; history: HistoryEntry[] }) {
+/** `lang`: the dataset's (textLang), on the changes of the item's own texts. */
+function History({ ctx, sample, history, lang }: { ctx: PageContext; sample: SampleRow; history: HistoryEntry[]; lang: string }) {
   const { t } = ctx;
   // history holds the superseded versions, newest first; each is compared with the version after it.
   const current: Snapshot = {
@@ -164,7 +167,7 @@ function History({ ctx, sample, history }: { ctx: PageContext; sample: SampleRow
             <li key={e.version}>
               <p class="sub">{t('samples.version_by', { version: e.version, who: e.editor ?? '—', at: e.at.slice(0, 16).replace('T', ' ') })}</p>
               <dl class="kv">
-                {e.changes.map((c) => <><dt>{t(`field.${c.field}` as 'field.question')}</dt><dd><Diff parts={c.parts} /></dd></>)}
+                {e.changes.map((c) => <><dt>{t(`field.${c.field}` as 'field.question')}</dt><dd lang={ITEM_TEXTS.has(c.field) ? lang : undefined}><Diff parts={c.parts} /></dd></>)}
               </dl>
             </li>
           ))}
@@ -188,7 +191,7 @@ export function SamplePage({ ctx, dataset, sample, values, history, audit, error
         <div>
           <h1>{t('samples.sample', { id: sample.id })} <StatusBadge status={sample.status} label={t(`status.${sample.status}`)} /></h1>
           <SampleForm ctx={ctx} sample={sample} values={values} errors={errors} conflict={conflict} oversized={oversized} lang={textLang(dataset.language)} />
-          <History ctx={ctx} sample={sample} history={history} />
+          <History ctx={ctx} sample={sample} history={history} lang={textLang(dataset.language)} />
         </div>
         <aside>
           <ReviewPanel ctx={ctx} sample={sample} reopened={lastReopen(audit)} />
