@@ -2,6 +2,7 @@
 import { describeControl, type Children } from './jsx-runtime.ts';
 import type { FieldErrors } from '../server/http/forms.ts';
 import type { T } from '../server/i18n/index.ts';
+import { clip } from '../server/limits.ts';
 
 export function Csrf({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
@@ -58,6 +59,14 @@ export function Pager({ t, page, more, pages, href }: { t: T; page: number; more
       {more ? <a class="btn ghost small" rel="next" href={href(page + 1)}>{t('action.next')}</a> : <span />}
     </nav>
   );
+}
+
+/**
+ * A text cut to at most `n` characters for a list or a table cell, its end marked with an ellipsis,
+ * never splitting a character outside the Basic Multilingual Plane (server/limits.ts clip).
+ */
+export function shorten(text: string, n: number): string {
+  return text.length <= n ? text : `${clip(text, n - 1).text}…`;
 }
 
 /** The language tag of texts in a dataset's language (`lang`): pages mark the item's own texts with it. */

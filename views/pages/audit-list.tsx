@@ -7,6 +7,7 @@ import type { MessageKey } from '../../server/i18n/index.ts';
 import { diffText, type DiffPart } from '../../server/samples/diff.ts';
 import { Diff } from './sample.tsx';
 import { en } from '../../server/i18n/en.ts';
+import { shorten } from '../components.tsx';
 
 /** Longest text shown for one side of one field; longer values are cut (the event keeps them whole). */
 const MAX_VALUE_CHARS = 1500;
@@ -23,7 +24,7 @@ function parse(json: string | null): Record<string, unknown> {
   return typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
 }
 
-const cut = (text: string) => (text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}…` : text);
+const cut = (text: string) => shorten(text, MAX_VALUE_CHARS + 1);
 
 /** A value as a reader sees it: words for statuses, roles, languages and yes/no; lists one item per line; the rest as JSON. */
 function shown(ctx: PageContext, field: string, v: unknown): string {

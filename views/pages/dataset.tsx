@@ -1,12 +1,12 @@
 // A dataset's workspace: quick keyboard entry of samples, search and filters, the sample table.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, Kbd, Pager, StatusBadge, textLang } from '../components.tsx';
+import { Csrf, Field, FormError, Kbd, Pager, StatusBadge, shorten, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow, SampleStatus } from '../../server/samples/queries.ts';
 import { STATUSES } from '../../server/samples/queries.ts';
 import { can } from '../../server/http/security.ts';
-import { clip, LIMITS } from '../../server/limits.ts';
+import { LIMITS } from '../../server/limits.ts';
 import type { Waiting } from '../../server/datasets/waiting.ts';
 import { WaitingCard } from './dataset-waiting.tsx';
 import type { Html } from '../jsx-runtime.ts';
@@ -41,10 +41,6 @@ function listUrl(datasetId: number, s: ListState, page: number): string {
 }
 
 /** The first n characters, without copying the rest (a list row may hold a long text). */
-function truncate(text: string, n: number): string {
-  const cut = clip(text, n);
-  return cut.cut ? cut.text + '…' : text;
-}
 
 export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; dataset: DatasetRow; list: SampleList; state: ListState }) {
   const { t } = ctx;
@@ -69,8 +65,8 @@ export function SampleTable({ ctx, dataset, list, state }: { ctx: PageContext; d
             {list.rows.map((s) => (
               <tr key={s.id}>
                 <td class="num sub">{s.id}</td>
-                <td lang={lang}><a href={`/samples/${s.id}`}>{truncate(s.question, 90)}</a></td>
-                <td class="sub" lang={lang}>{truncate(s.ground_truth, 90)}</td>
+                <td lang={lang}><a href={`/samples/${s.id}`}>{shorten(s.question, 90)}</a></td>
+                <td class="sub" lang={lang}>{shorten(s.ground_truth, 90)}</td>
                 <td>{(JSON.parse(s.tags) as string[]).map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
                 <td><StatusBadge status={s.status} label={t(`status.${s.status}`)} /></td>
                 <td class="sub">{s.author_email ?? '—'}</td>

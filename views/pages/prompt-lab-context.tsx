@@ -3,10 +3,9 @@
 import type { PageContext } from '../layout.tsx';
 import type { ContextCandidate } from '../../server/calibration/lab-context.ts';
 import { candidateValue } from '../../server/calibration/lab-context.ts';
-import { textLang } from '../components.tsx';
+import { shorten, textLang } from '../components.tsx';
 
 const CHARS = 220;
-const cut = (text: string) => (text.length > CHARS ? `${text.slice(0, CHARS - 1)}…` : text);
 
 /** `language`: the dataset's, marking the question and the context (`lang`). */
 export function ContextCandidates({ ctx, datasetId, language, candidates }: { ctx: PageContext; datasetId: number; language: 'zh' | 'en'; candidates: ContextCandidate[] }) {
@@ -25,7 +24,7 @@ export function ContextCandidates({ ctx, datasetId, language, candidates }: { ct
           <tbody>
             {candidates.map((c) => (
               <tr>
-                <td lang={lang}>{cut(c.question)}</td><td class="num">{c.index + 1}</td><td class="sub" lang={lang}>{cut(c.context)}</td>
+                <td lang={lang}>{shorten(c.question, CHARS)}</td><td class="num">{c.index + 1}</td><td class="sub" lang={lang}>{shorten(c.context, CHARS)}</td>
                 <td><strong>{t(c.gold === '1' ? 'ctxr.relevant' : 'ctxr.not_relevant')}</strong></td>
                 <td class={c.judge !== null && String(c.judge) !== c.gold ? 'warn-text' : 'sub'}>{c.judge === null ? '—' : t(c.judge === 1 ? 'ctxr.relevant' : 'ctxr.not_relevant')}</td>
                 <td class="sub">{c.rationale}</td>

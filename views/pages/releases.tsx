@@ -1,7 +1,7 @@
 // Releases of a dataset: the list with the form that makes one, a release's page (hash, downloads,
 // fetching from CI, comparing, deleting) and the changes between two releases or a release and now.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, textLang } from '../components.tsx';
+import { Csrf, Field, FormError, shorten, textLang } from '../components.tsx';
 import { Diff } from './sample.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { ReleaseDiff } from '../../server/releases/diff.ts';
@@ -227,7 +227,7 @@ export function DiffPage({ ctx, dataset, from, to, diff, goldHidden = false }: D
       {([['diff.responses_added', diff.responsesAdded], ['diff.responses_removed', diff.responsesRemoved]] as const).map(([key, list]) => list.length > 0 && (
         <section class="card" aria-labelledby={key}>
           <h2 id={key}>{t(key)}</h2>
-          <ul>{list.slice(0, SHOWN).map((r) => <li><span lang={lang}>{r.question}</span> <span class="sub">· {r.system || '—'} · <span lang={lang}>{r.answer.slice(0, 120)}</span></span></li>)}</ul>
+          <ul>{list.slice(0, SHOWN).map((r) => <li><span lang={lang}>{r.question}</span> <span class="sub">· {r.system || '—'} · <span lang={lang}>{shorten(r.answer, 120)}</span></span></li>)}</ul>
           <More ctx={ctx} n={list.length} />
         </section>
       ))}

@@ -2,7 +2,7 @@
 // context under review: the context with the judge's reason beside it, the experts' labels and rationales,
 // the response's other contexts, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemTexts, Pager, textLang } from '../components.tsx';
+import { ItemTexts, Pager, shorten, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
@@ -18,9 +18,6 @@ import type { Trace } from '../../server/judge/types.ts';
 
 const TEXT_CHARS = 160;
 
-function truncate(text: string, n: number): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
-}
 
 /** "relevant" / "not relevant" for a gold value ('1'/'0') or a judge verdict (1/0). */
 function Relevance({ ctx, value }: { ctx: PageContext; value: string | number | null }) {
@@ -90,11 +87,11 @@ export function ContextQueuePage({ ctx, dataset, run, criteria, state, rows, cou
                   <tr id={`ctx-${item.responseId}-${item.index + 1}`}>
                     <td class="num">{item.index + 1}</td>
                     <td class="num sub">{item.responseId}</td>
-                    <td lang={textLang(dataset.language)}><a href={`${base}/${item.responseId}/${item.index + 1}?${contextStateQuery(state)}`}>{truncate(item.question, 90)}</a></td>
-                    <td class="sub" lang={textLang(dataset.language)}>{truncate(item.context, TEXT_CHARS)}</td>
+                    <td lang={textLang(dataset.language)}><a href={`${base}/${item.responseId}/${item.index + 1}?${contextStateQuery(state)}`}>{shorten(item.question, 90)}</a></td>
+                    <td class="sub" lang={textLang(dataset.language)}>{shorten(item.context, TEXT_CHARS)}</td>
                     <td><Relevance ctx={ctx} value={item.gold} /></td>
                     <td><Relevance ctx={ctx} value={item.judge} /></td>
-                    <td class="sub">{item.reason ? truncate(item.reason, TEXT_CHARS) : '—'}</td>
+                    <td class="sub">{item.reason ? shorten(item.reason, TEXT_CHARS) : '—'}</td>
                     <td><VerdictBadge r={r} verdict={item.verdict?.verdict} />{item.verdict && !item.disagrees && <span class="sub"> {r('review.agrees_now')}</span>}</td>
                   </tr>
                 ))}

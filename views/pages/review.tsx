@@ -1,7 +1,7 @@
 // The audit queue (items where judge and gold disagree, worst first) and one item under review: the item,
 // the experts' labels and rationales, the judge's trace, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemTexts, Pager, textLang } from '../components.tsx';
+import { ItemTexts, Pager, shorten, textLang } from '../components.tsx';
 import { VerdictForm } from './review-verdict-form.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -27,9 +27,6 @@ function fmt(v: number | null | undefined, digits = 3): string {
   return v === null || v === undefined ? '—' : v.toFixed(digits);
 }
 
-function truncate(text: string, n: number): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
-}
 
 /** A value as the experts see it: the option's label for binary/categorical criteria, else the value. */
 function valueLabel(c: Criterion, value: string | null): string {
@@ -165,7 +162,7 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
                 {rows.map((item) => (
                   <tr id={`item-${item.id}`}>
                     <td class="num sub">{item.id}</td>
-                    <td lang={textLang(dataset.language)}><a href={`${base}/${item.id}?${stateQuery(state)}`}>{truncate(item.question, QUESTION_CHARS)}</a></td>
+                    <td lang={textLang(dataset.language)}><a href={`${base}/${item.id}?${stateQuery(state)}`}>{shorten(item.question, QUESTION_CHARS)}</a></td>
                     <td class="sub">{item.system || '—'}</td>
                     <td>{item.goldHidden ? <span class="sub">{t('fh.gold_hidden')}</span> : valueLabel(state.criterion, item.gold)}</td>
                     <td class="num"><JudgeCell criterion={state.criterion} item={item} /></td>
