@@ -10,6 +10,7 @@ import { EstimateError, type DrawResult, type EstimateResult } from './service.t
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
 import { cliRefusal, namedCriterion, namedDataset } from '../datasets/named.ts';
 import type { MessageKey, Params } from '../i18n/index.ts';
+import { clip } from '../limits.ts';
 
 export class EstimateUsageError extends Error {}
 
@@ -61,7 +62,7 @@ export async function cmdSample(ctx: AppContext, o: Record<string, unknown>, out
   const data = sampleJson(result);
   out.print([`sample #${result.sample.id} (${result.sample.system ?? 'all systems'}): drew ${result.draw.drawn} of ${result.draw.frame_size} responses with seed ${result.draw.seed}` +
     (result.draw.drawn < result.draw.requested ? ` (asked for ${result.draw.requested}; that is every response left to draw)` : ''),
-  ...result.items.map((it) => `  ${it.response_id}\t${it.system}\t${it.question.replace(/\s+/g, ' ').slice(0, 80)}`)].join('\n'), data);
+  ...result.items.map((it) => `  ${it.response_id}\t${it.system}\t${clip(it.question.replace(/\s+/g, ' '), 80).text}`)].join('\n'), data);
   return 0;
 }
 

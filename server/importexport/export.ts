@@ -14,6 +14,7 @@ import { spreadsheetSafe } from '../io/spreadsheet-safe.ts';
 import { XlsxWriter, type ColumnSpec } from '../xlsx/write.ts';
 import { MAX_CELL_CHARS, MAX_RECORDS } from '../xlsx/text.ts';
 import type { T } from '../i18n/index.ts';
+import { clip } from '../limits.ts';
 
 /**
  * `spreadsheet-csv` is `ragas-csv` for people: the same columns, every cell that a spreadsheet would
@@ -179,7 +180,7 @@ export function spreadsheetRefusal(db: DB, opts: ExportOptions, t: T): string | 
     : 'SELECT count(*) FROM (SELECT 1 FROM sample WHERE dataset_id = @ds AND (@status IS NULL OR status = @status) LIMIT @over)').pluck().get({ ds: opts.datasetId, status, over: MAX_RECORDS + 1 })!;
   if (n > MAX_RECORDS) return t('export.too_many_rows', { limit: MAX_RECORDS.toLocaleString('en') });
   const long = overlongCell(db, opts);
-  return long && t('export.cell_too_long', { column: long.column, chars: long.chars, question: long.question.slice(0, 80), limit: MAX_CELL_CHARS.toLocaleString('en') });
+  return long && t('export.cell_too_long', { column: long.column, chars: long.chars, question: clip(long.question, 80).text, limit: MAX_CELL_CHARS.toLocaleString('en') });
 }
 
 /** The first text of a dataset export longer than a spreadsheet cell holds, or null. */

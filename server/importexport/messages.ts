@@ -3,6 +3,7 @@ import { translator, type Locale, type T } from '../i18n/index.ts';
 import { describeError, type RowError } from '../io/errors.ts';
 import type { LabelImportError } from './import-labels.ts';
 import type { ImportFailure } from './import-service.ts';
+import { clip } from '../limits.ts';
 
 /**
  * Why an import was refused, in the user's language: what every entry point (the import page, the
@@ -25,7 +26,7 @@ export function importRefusal(result: ImportFailure, locale: Locale): { wholeFil
 
 /** A label cell the import refused, in the user's language. */
 export function labelErrorMessage(e: LabelImportError, t: T): string {
-  const params = { line: e.line, criterion: e.criterion, value: e.value.slice(0, 200) };
+  const params = { line: e.line, criterion: e.criterion, value: clip(e.value, 200).text };
   switch (e.problem ?? 'value') {
     case 'value': return t('import.label_error', { ...params, kind: t(`kind.${e.kind}`) });
     case 'not_a_list': return t('import.label_not_a_list', params);
@@ -91,7 +92,7 @@ export function rowErrorMessage(e: RowError, locale: Locale): string {
     case 'missing_value': return e.params.present ? `${at}${col}为空；每一行都需要有问题` : `${at}缺少问题：请添加 ${names(e.params.accepted)}`;
     case 'not_a_list': return `${at}${col}不是列表：应为 ['…'] 或 ["…"]（${LIST_ZH[e.params.reason] ?? '格式错误'}${e.params.position !== null ? `，位置 ${e.params.position}` : ''}）`;
     case 'not_a_string': return `${at}${col}应为文本，实际是${KIND_ZH[e.params.got]}`;
-    case 'not_a_number': return `${at}${col}不是数字：“${e.params.value.slice(0, 40)}”`;
+    case 'not_a_number': return `${at}${col}不是数字：“${clip(e.params.value, 40).text}”`;
     case 'invalid_value': return `${at}${col}无效：${VALUE_ZH[e.params.detail] ?? '值不符合要求'}`;
     case 'too_long': return `${at}${col}${item(e.params.item)}有 ${e.params.length} 个字符，上限为 ${e.params.limit}`;
     case 'too_many': return e.params.what === 'columns' ? `${at}该行有 ${e.params.count} 列，上限为 ${e.params.limit}`

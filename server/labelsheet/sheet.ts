@@ -12,6 +12,7 @@ import { CLAIM_MINUTES } from '../labels/queries.ts';
 import type { T } from '../i18n/index.ts';
 import { XlsxWriter, type CellStyle, type CellValue, type ColumnSpec, type Validation } from '../xlsx/write.ts';
 import { MAX_CELL_CHARS } from '../xlsx/text.ts';
+import { clip } from '../limits.ts';
 
 export const SHEET_FORMAT = 'goldset-labelling-sheet';
 export const SHEET_VERSION = 1;
@@ -55,12 +56,17 @@ export function sheetQueries(db: DB) {
 
 export type SheetQueries = ReturnType<typeof sheetQueries>;
 
-/** A text cut to what a cell holds, saying how much was left out (the sheet is for reading; labels are tied to the item, not to this text). */
-function fit(text: string, t: T): string {
+/**
+ * A text cut to what a cell holds, saying how many characters were left out (the sheet is for reading;
+ * labels are tied to the item, not to this text). Never cuts a character in two.
+ */
+export function fitCell(text: string, t: T): string {
   if (text.length <= MAX_CELL_CHARS) return text;
   const note = t('sheet.cut', { n: 0 }).length + 8;
-  const keep = MAX_CELL_CHARS - note;
-  return text.slice(0, keep) + t('sheet.cut', { n: text.length - keep });
+  const kept = clip(text, MAX_CELL_CHARS - note).text;
+  let left = 0;
+  for (const _ of text.slice(kept.length)) left++;
+  return kept + t('sheet.cut', { n: left.toLocaleString('en') });
 }
 
 export interface SheetInput {
@@ -125,7 +131,7 @@ export async function writeLabellingSheet(q: SheetQueries, input: SheetInput, ou
       if (drafts.length) for (const l of q.labels.all(JSON.stringify(drafts))) own.set(`${l.annotation_id}:${l.criterion_id}:${l.context_index}`, l.value);
       for (const r of page) {
         const contexts = JSON.parse(r.retrieved_contexts) as string[];
-        const values: CellValue[] = [fit(r.question, t), fit(r.ground_truth, t), fit(r.answer, t), ...Array.from({ length: k }, (_, i) => (i < contexts.length ? fit(contexts[i]!, t) : null))];
+        const values: CellValue[] = [fitCell(r.question, t), fitCell(r.ground_truth, t), fitCell(r.answer, t), ...Array.from({ length: k }, (_, i) => (i < contexts.length ? fitCell(contexts[i]!, t) : null))];
         const styles: (CellStyle | undefined)[] = Array.from({ length: 3 + k }, (_, i) => (i >= 3 && i - 3 >= contexts.length ? 'blank' : undefined));
         for (const s of slots) {
           const value = r.annotation_id === null ? undefined : own.get(`${r.annotation_id}:${s.criterion.id}:${s.context}`);

@@ -9,7 +9,7 @@ import { canonicalValue, choices } from '../criteria/values.ts';
 import { LabelConflict, LabelError, valueKey, type LabelValues } from '../labels/service.ts';
 import type { MessageKey } from '../i18n/index.ts';
 import { Workbook, type XlsxRow, type XlsxValue } from '../xlsx/read.ts';
-import { LIMITS } from '../limits.ts';
+import { clip, LIMITS } from '../limits.ts';
 import { IDENTITY_COLUMNS, META_SHEET, SHEET_FORMAT, labelVersionOf, rowCheck } from './sheet.ts';
 
 /** The same limit as the workspace's rationale field (server/limits.ts). */
@@ -95,7 +95,7 @@ export async function applyLabellingSheet(app: AppContext, file: string, opts: {
         const value = canonicalValue(slot.criterion, raw);
         if (value === null) {
           bad = true;
-          problem('sheet.err_value', { row: r.row, column: name, value: raw.slice(0, 40), values: slot.criterion.kind === 'numeric' ? '0 – 1' : choices(slot.criterion).map((o) => o.label).join(', ') });
+          problem('sheet.err_value', { row: r.row, column: name, value: clip(raw, 40).text, values: slot.criterion.kind === 'numeric' ? '0 – 1' : choices(slot.criterion).map((o) => o.label).join(', ') });
         } else canonical.set(valueKey(slot.criterion.id, slot.context), value);
       }
       if (bad) return;

@@ -4,6 +4,7 @@
 import type { APIError } from 'openai';
 import type { Sdk } from './sdk.ts';
 import { parseRetryAfterMs } from './retry.ts';
+import { clip } from '../limits.ts';
 
 export type LlmErrorKind = 'unparseable' | 'schema' | 'http' | 'timeout' | 'auth' | 'model_not_found' | 'unreachable';
 
@@ -77,7 +78,7 @@ function isModelNotFound(err: APIError): boolean {
 /** `sdk` is the loaded openai package (server/llm/sdk.ts): its error classes say what failed. */
 export function classifyError(err: unknown, ctx: { apiKey: string; baseURL: string; timedOut: boolean; timeoutMs: number }, sdk: Sdk): ClassifiedFailure {
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
-  const clean = (s: string): string => redact(s, ctx.apiKey).slice(0, 2000);
+  const clean = (s: string): string => clip(redact(s, ctx.apiKey), 2000).text;
   const timeout = (): ClassifiedFailure => ({
     error: { kind: 'timeout', message: `No answer from ${ctx.baseURL} within ${ctx.timeoutMs} ms.`, detail: `${ctx.timeoutMs} ms` },
     retryable: true,

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { ZodType } from 'zod';
 import type { StructuredOutputMode } from './presets.ts';
+import { clip } from '../limits.ts';
 
 export interface JudgeMessage {
   role: 'system' | 'user' | 'assistant';
@@ -136,7 +137,7 @@ export function parseAndValidate<T>(raw: string, schema: ZodType<T>, language: S
   const result = language === 'zh' ? schema.safeParse(parsed.value, { error: z.locales.zhCN().localeError }) : schema.safeParse(parsed.value);
   if (!result.success) {
     const issues = language === 'zh' ? zhIssues(result.error) : z.prettifyError(result.error);
-    return { ok: false, kind: 'schema', message: `${SCAFFOLD[language].notSchema}\n${issues.slice(0, 2000)}` };
+    return { ok: false, kind: 'schema', message: `${SCAFFOLD[language].notSchema}\n${clip(issues, 2000).text}` };
   }
   return { ok: true, value: result.data };
 }
