@@ -69,6 +69,9 @@ export function shorten(text: string, n: number): string {
   return text.length <= n ? text : `${clip(text, n - 1).text}…`;
 }
 
+/** The fields of a sample that are the item's own texts, in the dataset's language (its other fields are goldset's or the expert's words). */
+export const ITEM_TEXT_FIELDS: ReadonlySet<string> = new Set(['question', 'ground_truth', 'reference_contexts']);
+
 /** The language tag of texts in a dataset's language (`lang`): pages mark the item's own texts with it. */
 export function textLang(language: 'zh' | 'en'): string {
   return language === 'zh' ? 'zh-CN' : 'en';

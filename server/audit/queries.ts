@@ -23,13 +23,16 @@ export interface AuditRow {
   entity_type: EntityType;
   entity_id: number | null;
   dataset_id: number | null;
+  /** The language of the event's dataset: the item texts an event holds (a sample's question…) are in it. */
+  dataset_language: 'zh' | 'en' | null;
   action: string;
   before: string | null;
   after: string | null;
 }
 
 const SELECT = `SELECT a.id, a.at, a.actor_id, u.email AS actor_email, a.entity_type, a.entity_id, a.dataset_id,
-  a.action, a.before, a.after FROM audit_event a LEFT JOIN user u ON u.id = a.actor_id`;
+  d.language AS dataset_language, a.action, a.before, a.after
+  FROM audit_event a LEFT JOIN user u ON u.id = a.actor_id LEFT JOIN dataset d ON d.id = a.dataset_id`;
 
 export function auditQueries(db: DB) {
   const insert = db.prepare(`INSERT INTO audit_event (actor_id, entity_type, entity_id, dataset_id, action, before, after)

@@ -7,7 +7,7 @@ import type { MessageKey } from '../../server/i18n/index.ts';
 import { diffText, type DiffPart } from '../../server/samples/diff.ts';
 import { Diff } from './sample.tsx';
 import { en } from '../../server/i18n/en.ts';
-import { shorten } from '../components.tsx';
+import { ITEM_TEXT_FIELDS, shorten, textLang } from '../components.tsx';
 
 /** Longest text shown for one side of one field; longer values are cut (the event keeps them whole). */
 const MAX_VALUE_CHARS = 1500;
@@ -47,7 +47,8 @@ function fieldName(ctx: PageContext, key: string): string {
 
 const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 
-export interface AuditChangeRow { field: string; parts: DiffPart[] }
+/** `key`: the field as recorded (the item's own texts are marked with its dataset's language). */
+export interface AuditChangeRow { field: string; key: string; parts: DiffPart[] }
 
 /** The fields that differ between before and after, as word diffs of their shown values. */
 export function auditChanges(ctx: PageContext, before: string | null, after: string | null): { rows: AuditChangeRow[]; more: number } {
@@ -55,7 +56,7 @@ export function auditChanges(ctx: PageContext, before: string | null, after: str
   // Fields empty on both sides (e.g. notes never written) say nothing about the change.
   const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])]
     .filter((f) => !(isEmpty(b[f]) && isEmpty(a[f])) && JSON.stringify(b[f]) !== JSON.stringify(a[f]));
-  const rows = fields.slice(0, MAX_FIELDS).map((f) => ({ field: fieldName(ctx, f), parts: diffText(shown(ctx, f, b[f]), shown(ctx, f, a[f])) }));
+  const rows = fields.slice(0, MAX_FIELDS).map((f) => ({ field: fieldName(ctx, f), key: f, parts: diffText(shown(ctx, f, b[f]), shown(ctx, f, a[f])) }));
   return { rows, more: Math.max(0, fields.length - MAX_FIELDS) };
 }
 
@@ -94,9 +95,10 @@ function What({ ctx, e }: { ctx: PageContext; e: AuditRow }) {
 function Change({ ctx, e }: { ctx: PageContext; e: AuditRow }) {
   const { rows, more } = auditChanges(ctx, e.before, e.after);
   if (!rows.length) return <span class="sub">—</span>;
+  const lang = e.entity_type === 'sample' && e.dataset_language ? textLang(e.dataset_language) : undefined;
   return (
     <dl class="kv compact">
-      {rows.map((c) => <><dt>{c.field}</dt><dd><Diff parts={c.parts} /></dd></>)}
+      {rows.map((c) => <><dt>{c.field}</dt><dd lang={ITEM_TEXT_FIELDS.has(c.key) ? lang : undefined}><Diff parts={c.parts} /></dd></>)}
       {more > 0 && <><dt /><dd class="sub">{ctx.t('audit.more_fields', { n: more })}</dd></>}
     </dl>
   );

@@ -1,6 +1,6 @@
 // One sample: the edit form, the review workflow, the revision history with diffs, and its audit trail.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, StatusBadge, textLang } from '../components.tsx';
+import { Csrf, Field, FormError, ITEM_TEXT_FIELDS, StatusBadge, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow } from '../../server/samples/queries.ts';
@@ -16,8 +16,6 @@ export interface SampleFormValues { question: string; ground_truth: string; refe
 export interface HistoryEntry { version: number; snapshot: Snapshot; editor_email: string | null; edited_at: string }
 
 const FIELDS = ['question', 'ground_truth', 'reference_contexts', 'tags', 'source', 'notes', 'status'] as const;
-/** The fields that are the item's own texts, in the dataset's language (the others are goldset's or the expert's words). */
-const ITEM_TEXTS: ReadonlySet<string> = new Set(['question', 'ground_truth', 'reference_contexts']);
 
 export function formValues(row: SampleRow): SampleFormValues {
   return {
@@ -167,7 +165,7 @@ function History({ ctx, sample, history, lang }: { ctx: PageContext; sample: Sam
             <li key={e.version}>
               <p class="sub">{t('samples.version_by', { version: e.version, who: e.editor ?? '—', at: e.at.slice(0, 16).replace('T', ' ') })}</p>
               <dl class="kv">
-                {e.changes.map((c) => <><dt>{t(`field.${c.field}` as 'field.question')}</dt><dd lang={ITEM_TEXTS.has(c.field) ? lang : undefined}><Diff parts={c.parts} /></dd></>)}
+                {e.changes.map((c) => <><dt>{t(`field.${c.field}` as 'field.question')}</dt><dd lang={ITEM_TEXT_FIELDS.has(c.field) ? lang : undefined}><Diff parts={c.parts} /></dd></>)}
               </dl>
             </li>
           ))}
