@@ -3,13 +3,13 @@
 import type { AppContext } from '../app-context.ts';
 import { AGREEMENT_JSON_KEYS, agreementFor, type Agreement } from './service.ts';
 import { namedCriterion, namedDataset } from '../datasets/named.ts';
+import type { Printer } from '../io/cli-out.ts';
 
 /** A refusal the user can act on (unknown dataset or criterion, missing option): the CLI exits with code 2. */
 export class AgreementUsageError extends Error {
   override name = 'AgreementUsageError';
 }
 
-export interface AgreementOut { json: boolean; print(text: string, data: Record<string, unknown>): void }
 
 function option(o: Record<string, unknown>, name: string): string {
   const v = o[name];
@@ -62,7 +62,7 @@ export function agreementText(dataset: string, criterion: { name: string; kind: 
   return lines.join('\n');
 }
 
-export async function cmdAgreement(ctx: AppContext, o: Record<string, unknown>, out: AgreementOut): Promise<number> {
+export async function cmdAgreement(ctx: AppContext, o: Record<string, unknown>, out: Printer): Promise<number> {
   const datasetName = option(o, 'dataset');
   const criterionName = option(o, 'criterion');
   const dataset = namedDataset(ctx, datasetName, AgreementUsageError);

@@ -9,10 +9,10 @@ import { describeChange, identityOfRun } from './judge-identity.ts';
 import { describeEvalSet, evalSetOf } from '../releases/service.ts';
 import { coverageProblem } from '../releases/runs.ts';
 import { cliRefusal, namedCriterion, namedDataset, taggedRelease } from '../datasets/named.ts';
+import type { Printer } from '../io/cli-out.ts';
 
 export class CalibrationUsageError extends Error {}
 
-type Out = { json: boolean; print(text: string, data: Record<string, unknown>): void };
 
 const COMMON = ['n', 'excluded', 'pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse'] as const;
 const BINARY = ['threshold', 'accuracy', 'precision', 'recall', 'f1', 'cohen_kappa', 'roc_auc', 'best_threshold', 'confusion', 'coverage', 'false_failure_rate', 'alignment'] as const;
@@ -31,7 +31,7 @@ function fmt(v: unknown): string {
   return typeof v === 'number' ? v.toFixed(4) : v === null ? '—' : JSON.stringify(v);
 }
 
-export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
+export async function cmdReport(ctx: AppContext, o: Record<string, unknown>, out: Printer): Promise<number> {
   const need = (k: string) => { const v = o[k]; if (typeof v !== 'string' || !v) throw new CalibrationUsageError(`missing --${k}\nusage: report --dataset NAME --criterion NAME --metric ID --run NAME [--threshold T] [--part all|calibration|held_out] [--json]`); return v; };
   const dataset = namedDataset(ctx, need('dataset'), CalibrationUsageError);
   const criterion = namedCriterion(ctx, dataset, need('criterion'), CalibrationUsageError);
@@ -79,7 +79,7 @@ function contextLines(report: ContextReport): string[] {
 }
 
 /** Non-zero when a metric's mean is below its minimum or its calibration is too weak (or missing) to trust. */
-export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
+export async function cmdGate(ctx: AppContext, o: Record<string, unknown>, out: Printer): Promise<number> {
   if (typeof o.dataset !== 'string' || typeof o.run !== 'string' || (!o.min && !o['min-true'])) {
     throw new CalibrationUsageError('usage: gate --dataset NAME --run NAME [--min METRIC=VALUE ...] [--min-true CRITERION=VALUE ...] [--min-agreement 0.6] [--release TAG]');
   }

@@ -6,12 +6,12 @@ import type { AppContext } from '../app-context.ts';
 import { calibratedJudge, CALIBRATION_FILE, ExportJudgeError } from './export-judge.ts';
 import { CalibrationUsageError } from './cli.ts';
 import { namedDataset, namedMetric, cliRefusal } from '../datasets/named.ts';
+import type { Printer } from '../io/cli-out.ts';
 
-type Out = { json: boolean; print(text: string, data: Record<string, unknown>): void };
 
 const USAGE = 'usage: export-judge --dataset NAME --metric KEY --out DIR [--version N]';
 
-export function cmdExportJudge(ctx: AppContext, o: Record<string, unknown>, out: Out): number {
+export function cmdExportJudge(ctx: AppContext, o: Record<string, unknown>, out: Printer): number {
   if (typeof o.dataset !== 'string' || typeof o.metric !== 'string' || typeof o.out !== 'string' || !o.out) throw new CalibrationUsageError(USAGE);
   const dataset = namedDataset(ctx, o.dataset, CalibrationUsageError);
   const metric = namedMetric(ctx, dataset, o.metric, CalibrationUsageError);

@@ -11,10 +11,10 @@ import { describeEvalSet, evalSetOf } from '../releases/service.ts';
 import { cliRefusal, namedCriterion, namedDataset } from '../datasets/named.ts';
 import type { MessageKey, Params } from '../i18n/index.ts';
 import { clip } from '../limits.ts';
+import type { Printer } from '../io/cli-out.ts';
 
 export class EstimateUsageError extends Error {}
 
-type Out = { json: boolean; print(text: string, data: Record<string, unknown>): void };
 
 const en = translator('en');
 
@@ -35,7 +35,7 @@ export function sampleJson(r: DrawResult): Record<string, unknown> {
   return { sample_id: r.sample.id, seed: r.draw.seed, items: r.items.map((it) => ({ response_id: it.response_id, question: it.question, system: it.system })) };
 }
 
-export async function cmdSample(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
+export async function cmdSample(ctx: AppContext, o: Record<string, unknown>, out: Printer): Promise<number> {
   const usage = 'usage: sample --dataset NAME [--system S] --size K [--seed N] [--extend SAMPLE_ID] [--json]';
   const dataset = datasetNamed(ctx, o.dataset);
   const size = wholeNumber(o.size, '--size');
@@ -105,7 +105,7 @@ function fmtCi(f: { estimate: number | null; ci95: [number, number] | null }): s
   return f.estimate === null ? '—' : `${f.estimate.toFixed(4)}${f.ci95 ? ` [${f.ci95[0].toFixed(4)}, ${f.ci95[1].toFixed(4)}]` : ''}`;
 }
 
-export async function cmdEstimate(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
+export async function cmdEstimate(ctx: AppContext, o: Record<string, unknown>, out: Printer): Promise<number> {
   const usage = 'usage: estimate --dataset NAME --criterion C --run R [--metric ID] [--system S] [--threshold T] [--half-width H] [--json]';
   const dataset = datasetNamed(ctx, o.dataset);
   if (typeof o.criterion !== 'string' || typeof o.run !== 'string') throw new EstimateUsageError(`missing --criterion or --run\n${usage}`);

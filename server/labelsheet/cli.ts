@@ -7,10 +7,10 @@ import { sheetQueries, writeLabellingSheet } from './sheet.ts';
 import { applyLabellingSheet, readSheetMeta } from './upload.ts';
 import { cliRefusal, namedDataset } from '../datasets/named.ts';
 import { terminalSafe } from '../io/terminal-safe.ts';
+import type { Out } from '../io/cli-out.ts';
 
 export class SheetUsageError extends Error {}
 
-type Out = { json: boolean; print(text: string, data: Record<string, unknown>): void };
 
 function expert(ctx: AppContext, email: unknown) {
   if (typeof email !== 'string' || !email) throw new SheetUsageError('name the expert with --annotator EMAIL');
@@ -54,7 +54,7 @@ export async function importLabellingSheet(ctx: AppContext, file: string, o: Rec
   if (!result.ok) {
     const lines = result.errors.map((e) => t(e.key, e.params));
     if (out.json) out.print('', { ok: false, dataset: dataset.name, errors: lines, total_errors: result.total });
-    else console.error(terminalSafe(`${t('sheet.failed')}\n${lines.join('\n')}${result.total > lines.length ? `\n${t('import.more_errors', { n: result.total - lines.length })}` : ''}`));
+    else out.problem(`${t('sheet.failed')}\n${lines.join('\n')}${result.total > lines.length ? `\n${t('import.more_errors', { n: result.total - lines.length })}` : ''}`);
     return 1;
   }
   out.print(t('sheet.done', { saved: result.saved, state: t(`sheet.state_${result.state}`), unchanged: result.unchanged, empty: result.empty }),

@@ -9,15 +9,15 @@ import { translator } from '../i18n/index.ts';
 import { namedDataset, taggedRelease } from '../datasets/named.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { englishCount } from '../i18n/english-count.ts';
+import type { Printer } from '../io/cli-out.ts';
 
 export class ReleaseUsageError extends Error {}
 
-type Out = { json: boolean; print(text: string, data: Record<string, unknown>): void };
 
 /** The exact keys other programs read from `release --json`. */
 export const RELEASE_JSON_KEYS = ['tag', 'hash', 'samples', 'responses', 'created_at'] as const;
 
-export async function cmdRelease(ctx: AppContext, o: Record<string, unknown>, out: Out): Promise<number> {
+export async function cmdRelease(ctx: AppContext, o: Record<string, unknown>, out: Printer): Promise<number> {
   if (typeof o.dataset !== 'string' || typeof o.tag !== 'string') {
     throw new ReleaseUsageError('usage: release --dataset NAME --tag TAG [--responses] [--note TEXT] [--json]');
   }

@@ -3,23 +3,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
+import { goldsetCli } from '../cli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 let dir: string;
 let db: string;
 
-function goldset(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, GOLDSET_DB: db } });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const goldset = (args: string[]) => goldsetCli(args, { env: { GOLDSET_DB: db } });
 
 /** 40 items: the expert passes even ones; `faithfulness` agrees with the expert on all but the last 4; `answer_relevancy` is unrelated and `context_recall` constant. */
 async function seed(): Promise<void> {

@@ -152,6 +152,11 @@ describe('goldset CLI', () => {
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toContain('--format must be one of');
     expect(goldset(['frobnicate']).code).toBe(2);
+    // The usage asked for is an answer; given instead of a command, a refusal.
+    const help = goldset(['--help']);
+    expect([help.code, help.stdout.startsWith('usage: npm run goldset -- <command>')]).toEqual([0, true]);
+    const none = goldset([]);
+    expect([none.code, none.stdout.startsWith('usage: ')]).toEqual([2, true]);
     // An address the user forms would refuse, a control character in it included, is refused here too.
     const email = goldset(['user', 'add', 'li\u001b[2J@example.com', '--role', 'expert', '--password-stdin'], 'a very good password\n');
     expect(email.code).toBe(2);

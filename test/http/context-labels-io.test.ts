@@ -4,10 +4,10 @@
 // a list column of a new criterion creates a per-context binary criterion.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
 import { loginAs, startTestApp, type Client, type TestApp } from '../helpers.ts';
+import { goldsetCli } from '../cli.ts';
 import { writeExport } from '../../server/importexport/export.ts';
 import { parseLabelList } from '../../server/io/value-list.ts';
 
@@ -125,18 +125,16 @@ describe('importing label lists through the upload page and the CLI', () => {
     expect(res.text).toContain('第 1 行：评判标准 relevant 有 1 个值，但该回答检索到 3 条上下文');
   });
 
-  it('--criterion-type NAME=context-binary makes the criterion per-context', () => {
+  it('--criterion-type NAME=context-binary makes the criterion per-context', async () => {
     const db = path.join(app.dir, 'cli.db');
     const file = path.join(app.dir, 'h.jsonl');
     // An all-empty first list leaves nothing to infer from; the declaration says what it is.
     fs.writeFileSync(file, ROWS.map((r, i) => JSON.stringify({ ...r, 'human.useful': [[null, null, null], ['是', '否']][i] })).join('\n'));
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'import', file, '--dataset', 'HR', '--annotator', 'li@example.com',
-      '--criterion-type', 'useful=context-binary', '--json'], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8', env: { ...process.env, GOLDSET_DB: db } });
-    expect(run.status, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ labels: 2, criteria_created: ['useful'] });
-    const bad = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'import', file, '--dataset', 'HR2', '--criterion-type', 'useful=context'],
-      { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8', env: { ...process.env, GOLDSET_DB: db } });
-    expect(bad.status).toBe(2);
+    const run = await goldsetCli(['import', file, '--dataset', 'HR', '--annotator', 'li@example.com', '--criterion-type', 'useful=context-binary', '--json'], { env: { GOLDSET_DB: db } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json()).toMatchObject({ labels: 2, criteria_created: ['useful'] });
+    const bad = await goldsetCli(['import', file, '--dataset', 'HR2', '--criterion-type', 'useful=context'], { env: { GOLDSET_DB: db } });
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('context-binary');
   });
 });

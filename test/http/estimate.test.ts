@@ -4,15 +4,14 @@
 // the CI gate's --min-true.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN, loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '../helpers.ts';
+import { goldsetCli } from '../cli.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import type { CurrentUser } from '../../server/http/context.ts';
 import { cmdEstimate, estimateJson } from '../../server/estimate/cli.ts';
 import { cmdGate } from '../../server/calibration/cli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const QUESTIONS = 30;
 
 let app: TestApp;
@@ -20,15 +19,7 @@ let admin: Client;
 let datasetId: number;
 let criterion: Criterion;
 
-function goldset(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, GOLDSET_DB: app.ctx.config.dbFile } });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const goldset = (args: string[]) => goldsetCli(args, { env: { GOLDSET_DB: app.ctx.config.dbFile } });
 
 /** The experts pass item i unless i % 3 = 0; the judge (faithfulness) is lenient: it passes half of those too. */
 const passes = (i: number) => i % 3 !== 0;

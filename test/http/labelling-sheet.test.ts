@@ -4,9 +4,9 @@
 // sheets saved by openpyxl and LibreOffice (fixtures from test/xlsx/fixtures/make_fixtures.sh).
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, startTestApp, type TestApp } from '../helpers.ts';
+import { goldsetCli } from '../cli.ts';
 import { SHEET_ADMIN, SHEET_EXPERT, seedSheetDataset } from '../labelsheet/seed.ts';
 import { fillSheet, readSheet, records } from '../labelsheet/sheet-helpers.ts';
 import { valueKey } from '../../server/labels/service.ts';
@@ -213,11 +213,10 @@ describe('labelling sheet upload', () => {
 
 describe('labelling sheet CLI', () => {
   it('writes an expert\'s sheet and imports it back with --submit', async () => {
-    const run = (...args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args],
-      { cwd: path.resolve(import.meta.dirname, '..', '..'), env: { ...process.env, GOLDSET_DB: path.join(app.dir, 'test.db'), GOLDSET_LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+    const run = async (...args: string[]) => (await goldsetCli(args, { env: { GOLDSET_DB: path.join(app.dir, 'test.db'), GOLDSET_LOG_LEVEL: 'silent' } })).json();
     const file = path.join(app.dir, 'cli-sheet.xlsx');
-    expect(JSON.parse(run('labelling-sheet', '--dataset', '客服问答 / Support answers', '--annotator', SHEET_EXPERT.email, '--out', file, '--json'))).toMatchObject({ items: 3 });
-    const out = JSON.parse(run('import', await filled(file), '--dataset', '客服问答 / Support answers', '--annotator', SHEET_EXPERT.email, '--submit', '--json'));
+    expect(await run('labelling-sheet', '--dataset', '客服问答 / Support answers', '--annotator', SHEET_EXPERT.email, '--out', file, '--json')).toMatchObject({ items: 3 });
+    const out = await run('import', await filled(file), '--dataset', '客服问答 / Support answers', '--annotator', SHEET_EXPERT.email, '--submit', '--json');
     expect(out).toMatchObject({ ok: true, labelling_sheet: true, saved: 3, state: 'submitted' });
     expectFilledLabels('submitted');
   });

@@ -4,13 +4,13 @@
 // limit are accepted, so no entry point is stricter than the table either.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
 import { LIMITS } from '../../server/limits.ts';
 import { XlsxWriter } from '../../server/xlsx/write.ts';
 import { MAX_CELL_CHARS } from '../../server/xlsx/text.ts';
 import { ADMIN, Client, setupAdmin, startTestApp, type TestApp } from '../helpers.ts';
+import { goldsetCli } from '../cli.ts';
 
 let app: TestApp;
 let admin: Client;
@@ -83,21 +83,13 @@ async function xlsxOf(rows: Record<string, unknown>[]): Promise<Buffer> {
   return fs.readFileSync(file);
 }
 
-/** Asynchronous on purpose: the app under test lives in this process and must keep serving. */
 function cli(file: string): Promise<{ code: number | null; out: string }> {
   return goldset(['import', file, '--dataset', 'Limits', '--annotator', ADMIN.email]);
 }
 
-function goldset(args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
-      cwd: path.resolve(import.meta.dirname, '../..'), env: { ...process.env, GOLDSET_DB: app.ctx.config.dbFile },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    child.on('close', (code) => resolve({ code, out }));
-  });
+async function goldset(args: string[]): Promise<{ code: number | null; out: string }> {
+  const res = await goldsetCli(args, { env: { GOLDSET_DB: app.ctx.config.dbFile } });
+  return { code: res.code, out: res.stdout + res.stderr };
 }
 
 async function api(body: unknown) {

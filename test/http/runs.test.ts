@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { defaultChatAnswer, startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { Client, setupAdmin, startTestApp } from '../helpers.ts';
+import { goldsetCli } from '../cli.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KEY = 'sk-test-secret-key-123456';
@@ -21,16 +22,7 @@ beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-runs-'))
 function env(db: string) {
   return { ...process.env, GOLDSET_DB: db, OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: KEY, GOLDSET_JUDGE_MODEL: 'fake-chat', GOLDSET_EMBEDDING_MODEL: 'fake-embed' };
 }
-/** Asynchronous on purpose: the fake server lives in this process and must keep answering. */
-function goldset(db: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; json: () => any }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT, env: env(db) });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) }));
-  });
-}
+const goldset = (db: string, args: string[]) => goldsetCli(args, { env: env(db) });
 async function seed(db: string, n: number, extra: (i: number) => Record<string, unknown> = () => ({})): Promise<void> {
   const rows = Array.from({ length: n }, (_, i) => JSON.stringify({
     user_input: `Question number ${i}: which department is employee ${i} in?`, reference: `Employee ${i} is in department ${i % 5}.`,
