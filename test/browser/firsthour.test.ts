@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server.ts';
 import { translator, type T } from '../../server/i18n/index.ts';
-import { axeViolations, layoutProblems, launchBrowser, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
+import { axeViolations, layoutProblems, launchBrowser, renderedFonts, newContext, screenshot, screenshotLive, stopAtFirstFailure } from './browser.ts';
 
 for (const lang of ['en', 'zh'] as const) {
   const t: T = translator(lang);
@@ -219,6 +219,8 @@ for (const lang of ['en', 'zh'] as const) {
       await shot(admin, '09-trace');
       // How the score was computed, in the page's language.
       expect(await admin.locator('p.computation').textContent()).toMatch(lang === 'zh' ? /^\d+ 条陈述中有 \d+ 条得到参考资料支持 → / : /^\d+ of \d+ statements? supported by the contexts → /);
+      // Said as sentences, in the page's face, not a code face (a monospaced CJK face sets them twice as wide).
+      expect((await renderedFonts(admin, 'p.computation')).filter((face) => /mono/i.test(face))).toEqual([]);
       await axe(new URL(admin.url()).pathname);
     });
 

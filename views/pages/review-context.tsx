@@ -173,7 +173,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
                 {item.adjudication && <p class="sub">{r('review.adjudicated', { who: item.adjudication.by, reason: item.adjudication.reason })}</p>}
               </div>
             </div>
-            {item.computation?.computation && <p class="mono computation">{computationIn(item.computation, t)}</p>}
+            {item.computation?.computation && <p class="computation">{computationIn(item.computation, t)}</p>}
             {item.score && <p><a href={`/runs/${run.id}/scores/${response.id}`}>{r('review.full_trace')}</a></p>}
           </section>
 

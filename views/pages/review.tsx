@@ -326,7 +326,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
               {criterion.kind !== 'numeric' && item.comparison.judgeValue !== null && <><dt>{r('review.judge_verdict')}</dt><dd>{valueLabel(criterion, item.comparison.judgeValue)}</dd></>}
               <dt>{r('review.gap')}</dt><dd>{fmt(item.comparison.gap)}</dd>
             </dl>
-            {item.trace?.computation && <p class="mono computation">{computationIn(item.trace, t)}</p>}
+            {item.trace?.computation && <p class="computation">{computationIn(item.trace, t)}</p>}
             {item.score && <p><a href={`/runs/${run.id}/scores/${response.id}`}>{r('review.full_trace')}</a></p>}
           </section>
 

@@ -253,7 +253,7 @@ export function TracePage({ ctx, dataset, run, score, item }: {
         <div>
           <section class="card">
             <p><span class={`badge score-${score.status}`}>{t(`runs.status_${score.status}` as 'runs.status_done')}</span> <strong class="big">{fmt(score.value, 4)}</strong> {score.reason && <span class="sub"><Reason t={t} status={score.status} reason={score.reason} /></span>}</p>
-            {trace.computation && <p class="mono computation">{computationIn(trace, t)}</p>}
+            {trace.computation && <p class="computation">{computationIn(trace, t)}</p>}
             {trace.values && <details><summary>{t('trace.values')}</summary><Json value={trace.values} /></details>}
           </section>
           {trace.steps.map((step, i) => (
