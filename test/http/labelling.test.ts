@@ -97,7 +97,9 @@ describe('labelling workspace', () => {
     const list = await admin.get(`/datasets/${datasetId}`);
     expect(list.text).toMatch(/<td lang="zh-CN"><a href="\/samples\/\d+">张伟是哪个部门的？<\/a><\/td>/);
     const sampleId = app.ctx.db.prepare('SELECT id FROM sample WHERE dataset_id = ? ORDER BY id LIMIT 1').pluck().get(datasetId) as number;
-    expect((await admin.get(`/samples/${sampleId}`)).text).toMatch(/<textarea id="f-question"[^>]* lang="zh-CN"[^>]*>张伟是哪个部门的？<\/textarea>/);
+    const form = (await admin.get(`/samples/${sampleId}`)).text;
+    expect(form).toMatch(/<textarea id="f-question"[^>]* lang="zh-CN"[^>]*>张伟是哪个部门的？<\/textarea>/);
+    for (const field of ['ground_truth', 'reference_contexts']) expect(form, field).toMatch(new RegExp(`<textarea id="f-${field}"[^>]* lang="zh-CN"`));
     expect(page.text).not.toContain('<mark>');
     expect(page.text).toContain('<script type="module" src="/static/highlight.js"></script>');
     expect(page.text).toContain('Is the answer right?');

@@ -60,7 +60,7 @@ function SampleForm({ ctx, sample, values, errors, conflict, oversized, lang }: 
           <textarea id="f-ground_truth" name="ground_truth" rows={4} maxLength={LIMITS.groundTruth} lang={lang}>{values.ground_truth}</textarea>
         </Field>
         <Field name="reference_contexts" label={t('field.reference_contexts')} errors={errors} hint={t('hint.contexts')}>
-          <textarea id="f-reference_contexts" name="reference_contexts" rows={5}>{values.reference_contexts}</textarea>
+          <textarea id="f-reference_contexts" name="reference_contexts" rows={5} lang={lang}>{values.reference_contexts}</textarea>
         </Field>
         <div class="row">
           <Field name="tags" label={t('field.tags')} errors={errors} hint={t('hint.tags')}>
