@@ -57,6 +57,11 @@ describe('prompt lab', () => {
     const page = await admin.get(`/datasets/${datasetId}/prompt-lab?metric=dept_correct`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('判断回答是否正确');
+    // The prompt's texts carry the prompt's language, on whatever language the page is in.
+    expect(page.text).toMatch(/<pre class="mono prompt" tabindex="0" lang="zh-CN">[^<]*判断回答是否正确/i);
+    expect(page.text).toMatch(/<textarea id="d-instruction" name="instruction" rows="10" lang="zh-CN">[^<]*判断回答是否正确/);
+    const metrics = await admin.get(`/datasets/${datasetId}/metrics`);
+    expect(metrics.text).toMatch(/<textarea id="i-dept_correct-[^"]+" name="instruction" rows="6" lang="zh-CN">/);
     const offered = [...page.text.matchAll(/name="example" value="(\d+)"/g)].map((m) => Number(m[1]));
     expect(offered.length).toBeGreaterThan(0);
     expect(offered.every((id) => holdoutPart(seed, id) === 'calibration')).toBe(true);

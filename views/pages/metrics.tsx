@@ -1,7 +1,10 @@
 // A dataset's metrics: the built-in ones with their prompts (each edit a new version), and custom
 // rubric and composite metrics.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError } from '../components.tsx';
+import { Csrf, Field, FormError, textLang } from '../components.tsx';
+
+/** The language tag of a prompt's texts: its language as saved, or as the form sent it back. */
+const promptLang = (language: string): string => textLang(language === 'zh' ? 'zh' : 'en');
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { PromptInUse } from '../../server/judge/types.ts';
@@ -52,9 +55,9 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors, draft 
                   <input type="hidden" name="based_on" value={s.current.version ?? 0} />
                   {d && errors?.prompt && <div class="alert" role="alert">{errors.prompt}</div>}
                   <div class="field"><label for={`i-${m.key}-${s.step}`}>{t('metrics.instruction')}</label>
-                    <textarea id={`i-${m.key}-${s.step}`} name="instruction" rows={6}>{d?.instruction ?? s.current.instruction}</textarea></div>
+                    <textarea id={`i-${m.key}-${s.step}`} name="instruction" rows={6} lang={promptLang(d?.language ?? s.current.language)}>{d?.instruction ?? s.current.instruction}</textarea></div>
                   <div class="field"><label for={`o-${m.key}-${s.step}`}>{t('metrics.output_format')}</label>
-                    <textarea id={`o-${m.key}-${s.step}`} name="output_format" rows={2}>{d?.output_format ?? s.current.output_format}</textarea></div>
+                    <textarea id={`o-${m.key}-${s.step}`} name="output_format" rows={2} lang={promptLang(d?.language ?? s.current.language)}>{d?.output_format ?? s.current.output_format}</textarea></div>
                   <div class="field"><label for={`e-${m.key}-${s.step}`}>{t('metrics.examples')}</label>
                     <textarea id={`e-${m.key}-${s.step}`} name="examples" rows={6} class="mono" aria-invalid={d && errors?.prompt ? 'true' : undefined}>{d?.examples ?? JSON.stringify(s.current.examples, null, 2)}</textarea>
                     <p class="hint">{t('metrics.examples_hint')}</p><p class="hint mono">{t('examples.shape', { shape: s.shape })}</p></div>

@@ -72,16 +72,16 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
         <div class="lab-grid">
           <section class="card" aria-labelledby="current-h">
             <h2 id="current-h">{t('lab.current')} <span class="sub">{s.current.version === null ? t('runs.default_prompt') : `v${s.current.version}`}</span></h2>
-            <h3>{t('metrics.instruction')}</h3><pre class="mono prompt" tabIndex={0}>{s.current.instruction}</pre>
-            <h3>{t('metrics.output_format')}</h3><pre class="mono prompt" tabIndex={0}>{s.current.output_format}</pre>
+            <h3>{t('metrics.instruction')}</h3><pre class="mono prompt" tabIndex={0} lang={textLang(s.current.language)}>{s.current.instruction}</pre>
+            <h3>{t('metrics.output_format')}</h3><pre class="mono prompt" tabIndex={0} lang={textLang(s.current.language)}>{s.current.output_format}</pre>
             <h3>{t('metrics.examples')} ({s.current.examples.length})</h3><pre class="mono prompt" tabIndex={0}>{JSON.stringify(s.current.examples, null, 2)}</pre>
           </section>
           <section class="card" aria-labelledby="draft-h">
             <h2 id="draft-h">{t('lab.draft')}</h2>
             <div class="field"><label for="d-instruction">{t('metrics.instruction')}</label>
-              <textarea id="d-instruction" name="instruction" rows={10}>{s.draft.instruction}</textarea></div>
+              <textarea id="d-instruction" name="instruction" rows={10} lang={textLang(s.draft.language)}>{s.draft.instruction}</textarea></div>
             <div class="field"><label for="d-output">{t('metrics.output_format')}</label>
-              <textarea id="d-output" name="output_format" rows={3}>{s.draft.output_format}</textarea></div>
+              <textarea id="d-output" name="output_format" rows={3} lang={textLang(s.draft.language)}>{s.draft.output_format}</textarea></div>
             <div class="field"><label for="d-examples">{t('metrics.examples')}</label>
               <textarea id="d-examples" name="examples" rows={8} class="mono">{JSON.stringify(s.draft.examples, null, 2)}</textarea>
               <p class="hint mono">{t('examples.shape', { shape: s.example_shape })}</p>
