@@ -26,7 +26,6 @@ import { ArchivedError } from './datasets/archived.ts';
 import { checkName, LIMITS, nameMessage } from './limits.ts';
 import { translator } from './i18n/index.ts';
 import { englishCount } from './i18n/english-count.ts';
-import { terminalJson, terminalSafe } from './io/terminal-safe.ts';
 import { output, type CliIo, type Out } from './io/cli-out.ts';
 import { DatasetError } from './datasets/service.ts';
 import { normalEmail } from './users/email.ts';
@@ -271,10 +270,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     const known = err instanceof UsageError || err instanceof ArchivedError || err instanceof GoldsetFormatError || err instanceof AgreementUsageError || err instanceof ScoreUsageError || err instanceof CalibrationUsageError || err instanceof EstimateUsageError || err instanceof ReleaseUsageError || err instanceof SheetUsageError || err instanceof ConfigError || err instanceof MigrationError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS');
     const message = err instanceof Error ? err.message : String(err);
-    // What went wrong may quote the data (a name, a row): written for a terminal (io/terminal-safe.ts).
-    if (argv.includes('--json')) io.stdout(terminalJson({ ok: false, error: message }));
-    else io.stderr(terminalSafe(`goldset: ${message}`));
-    if (!known) io.stderr(terminalSafe(String((err as Error)?.stack)));
+    // What went wrong may quote the data (a name, a row): written for a terminal, as every answer is (output).
+    const out = output(io, argv.includes('--json'));
+    if (out.json) out.print('', { ok: false, error: message });
+    else out.problem(`goldset: ${message}`);
+    if (!known) out.problem(String((err as Error)?.stack));
     return known ? 2 : 1;
   }
 }

@@ -10,7 +10,6 @@ export class AgreementUsageError extends Error {
   override name = 'AgreementUsageError';
 }
 
-
 function option(o: Record<string, unknown>, name: string): string {
   const v = o[name];
   if (typeof v !== 'string' || !v.trim()) throw new AgreementUsageError(`missing --${name} NAME`);

@@ -13,7 +13,6 @@ import type { Printer } from '../io/cli-out.ts';
 
 export class CalibrationUsageError extends Error {}
 
-
 const COMMON = ['n', 'excluded', 'pearson', 'spearman', 'kendall_tau_b', 'mae', 'rmse'] as const;
 const BINARY = ['threshold', 'accuracy', 'precision', 'recall', 'f1', 'cohen_kappa', 'roc_auc', 'best_threshold', 'confusion', 'coverage', 'false_failure_rate', 'alignment'] as const;
 

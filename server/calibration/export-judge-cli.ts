@@ -8,7 +8,6 @@ import { CalibrationUsageError } from './cli.ts';
 import { namedDataset, namedMetric, cliRefusal } from '../datasets/named.ts';
 import type { Printer } from '../io/cli-out.ts';
 
-
 const USAGE = 'usage: export-judge --dataset NAME --metric KEY --out DIR [--version N]';
 
 export function cmdExportJudge(ctx: AppContext, o: Record<string, unknown>, out: Printer): number {

@@ -15,7 +15,6 @@ import type { Printer } from '../io/cli-out.ts';
 
 export class EstimateUsageError extends Error {}
 
-
 const en = translator('en');
 
 function wholeNumber(value: unknown, name: string): number | undefined {

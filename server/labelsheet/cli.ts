@@ -6,11 +6,9 @@ import { translator } from '../i18n/index.ts';
 import { sheetQueries, writeLabellingSheet } from './sheet.ts';
 import { applyLabellingSheet, readSheetMeta } from './upload.ts';
 import { cliRefusal, namedDataset } from '../datasets/named.ts';
-import { terminalSafe } from '../io/terminal-safe.ts';
 import type { Out } from '../io/cli-out.ts';
 
 export class SheetUsageError extends Error {}
-
 
 function expert(ctx: AppContext, email: unknown) {
   if (typeof email !== 'string' || !email) throw new SheetUsageError('name the expert with --annotator EMAIL');

@@ -13,7 +13,6 @@ import type { Printer } from '../io/cli-out.ts';
 
 export class ReleaseUsageError extends Error {}
 
-
 /** The exact keys other programs read from `release --json`. */
 export const RELEASE_JSON_KEYS = ['tag', 'hash', 'samples', 'responses', 'created_at'] as const;
 
