@@ -181,7 +181,12 @@ describe('revisions and review', () => {
     const s = app.ctx.samples.get(sampleId)!;
     expect(s.status).toBe('approved');
     expect(s.approver_email).toBe('reviewer@example.com');
-    expect((await admin.get(`/samples/${sampleId}`)).text).toContain('reviewer@example.com');
+    const page = (await admin.get(`/samples/${sampleId}`)).text;
+    expect(page).toContain('reviewer@example.com');
+    // The history says the statuses in words, as the badge and the audit log do.
+    const history = page.slice(page.indexOf('id="history-heading"'));
+    expect(history).toContain('<del>In review</del><ins>Approved</ins>');
+    expect(history).not.toContain('in_review');
   });
 
   it('sends an approved sample back to review when its content changes', async () => {

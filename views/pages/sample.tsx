@@ -152,9 +152,11 @@ function History({ ctx, sample, history, lang }: { ctx: PageContext; sample: Sam
     reference_contexts: JSON.parse(sample.reference_contexts) as string[], tags: JSON.parse(sample.tags) as string[],
     source: sample.source, notes: sample.notes, status: sample.status,
   };
+  // A status is shown as the word the badge uses ("In review"), not as its code.
+  const readable = (v: Snapshot): Record<string, unknown> => ({ ...v, status: t(`status.${v.status}`) });
   const entries = history.map((h, i) => {
     const newer = i === 0 ? current : history[i - 1]!.snapshot;
-    return { version: h.version + 1, editor: h.editor_email, at: h.edited_at, changes: diffSnapshots(h.snapshot as unknown as Record<string, unknown>, newer as unknown as Record<string, unknown>, FIELDS) };
+    return { version: h.version + 1, editor: h.editor_email, at: h.edited_at, changes: diffSnapshots(readable(h.snapshot), readable(newer), FIELDS) };
   });
   return (
     <section class="card" aria-labelledby="history-heading">
