@@ -25,15 +25,24 @@ export async function hashPassword(password: string, cost = DEFAULT_PASSWORD_COS
   return ['scrypt', n, R, P, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
+/** The salt of the checks that only spend time (an unknown email's, and the padding below): any fixed value does. */
+const NO_SALT = Buffer.alloc(16);
+
 /**
- * Checks a password against the parameters stored with its hash. `cost` is what an unknown user's
- * check costs: the same as a real one, so timing does not reveal which emails exist.
+ * Checks a password against the parameters stored with its hash. `cost` is what goldset hashes at
+ * now, and what every check costs, so that timing does not reveal which emails exist:
+ * - an unknown email's check is a hash at `cost`;
+ * - a hash made at a lower cost (before GOLDSET_PASSWORD_COST was raised, until its owner's next
+ *   login makes it again) is checked, and then hashes of no use at N = n, 2n, 4n, … up to half of
+ *   2^cost are made: they add up to 2^cost − n, so the whole check costs one hash at `cost`.
+ * A hash made at a higher cost (the setting lowered) takes longer; README says so.
  */
 export async function verifyPassword(password: string, stored: string | null, cost = DEFAULT_PASSWORD_COST): Promise<boolean> {
-  const parts = (stored ?? `scrypt$${2 ** cost}$${R}$${P}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEYLEN).toString('base64')}`).split('$');
+  const parts = (stored ?? `scrypt$${2 ** cost}$${R}$${P}$${NO_SALT.toString('base64')}$${Buffer.alloc(KEYLEN).toString('base64')}`).split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
   const key = await scrypt(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+  if (Number(r) === R && Number(p) === P) for (let pad = Number(n); pad < 2 ** cost; pad *= 2) await scrypt(password, NO_SALT, pad, R, P);
   const expected = Buffer.from(hash, 'base64');
   return stored !== null && key.length === expected.length && crypto.timingSafeEqual(key, expected);
 }

@@ -1,14 +1,15 @@
 // Password hashes: scrypt at the configured cost, checked with the parameters stored beside each hash,
 // made again at the configured cost when someone logs in with a cheaper one, and never cheaper than
 // the default outside the test suites.
-import { afterEach, describe, expect, it } from 'vitest';
+import crypto from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cheaperThan, DEFAULT_PASSWORD_COST, hashPassword, verifyPassword } from '../../server/auth/password.ts';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { userService } from '../../server/users/service.ts';
 import { openTestContext, type TestContext } from '../helpers.ts';
 
 let t: TestContext | undefined;
-afterEach(async () => { await t?.close(); t = undefined; });
+afterEach(async () => { vi.restoreAllMocks(); await t?.close(); t = undefined; });
 
 describe('password hashes', () => {
   it('are scrypt with N = 32,768, r = 8, p = 1 by default, each with its own salt', async () => {
@@ -31,6 +32,31 @@ describe('password hashes', () => {
     expect(cheaperThan(cheap, 15)).toBe(true);
     expect(cheaperThan(cheap, 10)).toBe(false);
     expect(cheaperThan('bcrypt$whatever', 10)).toBe(true);
+  });
+
+  it('take the same scrypt work to check, whether the email is unknown or its hash was made at a lower cost', async () => {
+    const right = 'a long enough password';
+    const cheap = await hashPassword(right, 10);
+    const current = await hashPassword(right, 12);
+    const scrypt = vi.spyOn(crypto, 'scrypt');
+    /** N · r · p of every scrypt call one check makes (what its time is proportional to), and its answer. */
+    const check = async (password: string, stored: string | null) => {
+      scrypt.mockClear();
+      const ok = await verifyPassword(password, stored, 12);
+      const work = scrypt.mock.calls.reduce((sum, call) => {
+        const { N, r, p } = call[3] as crypto.ScryptOptions;
+        return sum + N! * r! * p!;
+      }, 0);
+      return { ok, work };
+    };
+    const unknown = await check(right, null);
+    expect(unknown).toEqual({ ok: false, work: 2 ** 12 * 8 });
+    expect(await check(right, current)).toEqual({ ok: true, work: unknown.work });
+    expect(await check('a wrong password', current)).toEqual({ ok: false, work: unknown.work });
+    // Made at 2^10 before the cost was raised to 2^12: checked at 2^10, then 2^10 + 2^11 of no use.
+    expect(await check(right, cheap)).toEqual({ ok: true, work: unknown.work });
+    expect(await check('a wrong password', cheap)).toEqual({ ok: false, work: unknown.work });
+    expect(scrypt.mock.calls.map((call) => (call[3] as crypto.ScryptOptions).N)).toEqual([1024, 1024, 2048]);
   });
 
   it('are never cheaper than the default outside the test suites, nor above 16', () => {
