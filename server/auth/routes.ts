@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { emailField } from '../users/email.ts';
 import type { AppContext } from '../app-context.ts';
-import { nameText, parseForm } from '../http/forms.ts';
+import { nameText, parseForm, sentValues } from '../http/forms.ts';
 import { sendDocument } from '../http/render.ts';
 import { pageContext } from '../http/page.ts';
 import { isLocale } from '../i18n/index.ts';
@@ -51,7 +51,7 @@ export function authRoutes(app: AppContext): Router {
   r.post('/setup', async (req, res) => {
     if (!users.needsSetup()) return res.redirect(303, '/login');
     const form = parseForm(SetupForm, req.body, req.t);
-    if (!form.ok) return sendDocument(res, SetupPage({ ctx: pageContext(req), values: req.body, errors: form.errors }), 422);
+    if (!form.ok) return sendDocument(res, SetupPage({ ctx: pageContext(req), values: sentValues(req.body), errors: form.errors }), 422);
     try {
       const user = await users.createFirstAdmin(form.data);
       app.log.info('setup.admin_created', { user: user.id });

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, text } from '../http/forms.ts';
+import { parseForm, sentValues, text } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -67,7 +67,7 @@ export function criterionRoutes(app: AppContext): Router {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const rerender = (errors: Record<string, string>) =>
-      sendDocument(res, CriteriaPage({ ctx: pageContext(req), dataset, criteria: criteria.queries.allForDataset(dataset.id), values: req.body, errors }), 422);
+      sendDocument(res, CriteriaPage({ ctx: pageContext(req), dataset, criteria: criteria.queries.allForDataset(dataset.id), values: sentValues(req.body), errors }), 422);
     const form = parseForm(CreateForm, req.body, req.t);
     if (!form.ok) return rerender(form.errors);
     try {

@@ -2,7 +2,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { nameText, parseForm, text } from '../http/forms.ts';
+import { nameText, parseForm, sentValues, text } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -84,7 +84,7 @@ export function datasetRoutes(app: AppContext): Router {
   r.post('/datasets', expert, (req, res) => {
     const form = parseForm(DatasetForm, req.body, req.t);
     const rerender = (errors: Record<string, string>) =>
-      sendDocument(res, DatasetsPage({ ctx: pageContext(req), datasets: datasets.list(false), values: req.body, errors, showArchived: false }), 422);
+      sendDocument(res, DatasetsPage({ ctx: pageContext(req), datasets: datasets.list(false), values: sentValues(req.body), errors, showArchived: false }), 422);
     if (!form.ok) return rerender(form.errors);
     try {
       const d = datasets.create(req.user!.id, form.data);
@@ -126,7 +126,7 @@ export function datasetRoutes(app: AppContext): Router {
     // A refused form keeps the version it was read at; after a conflict it carries the current one.
     const rerender = (errors: Record<string, string>, status = 422) => sendDocument(res, DatasetSettingsPage({
       ctx: pageContext(req), dataset, errors,
-      values: { ...req.body, archived: req.body?.archived === '1', version: status === 409 ? dataset.version : Number(req.body?.version) || dataset.version } }), status);
+      values: { ...sentValues(req.body), archived: req.body?.archived === '1', version: status === 409 ? dataset.version : Number(req.body?.version) || dataset.version } }), status);
     if (!form.ok) return rerender(form.errors);
     const { version, ...input } = form.data;
     try {

@@ -19,6 +19,11 @@ export function parseForm<S extends z.ZodType>(schema: S, input: unknown, t: T):
   for (const issue of result.error.issues) {
     const field = String(issue.path[0] ?? '_form');
     if (errors[field]) continue;
+    // A text field sent more than once (only a hand-made request does that) arrives as a list.
+    if (issue.code === 'invalid_type' && issue.path.length === 1 && Array.isArray((input as Record<string, unknown> | null)?.[field])) {
+      errors[field] = t('err.sent_twice');
+      continue;
+    }
     // A text over its limit says what the limit is (server/limits.ts).
     if (issue.code === 'too_big' && issue.origin === 'string' && issue.message === 'err.too_long') errors[field] = t('err.too_long_limit', { limit: Number(issue.maximum) });
     else {
@@ -29,6 +34,21 @@ export function parseForm<S extends z.ZodType>(schema: S, input: unknown, t: T):
     }
   }
   return { ok: false, errors };
+}
+
+/**
+ * The fields of a refused form as its page shows them again: texts only. A browser sends each of a
+ * form's text fields once; a field sent more than once (a hand-made request) shows its first value, and
+ * a value that is not a text is left out, so that no view is given a list where it shows a text.
+ */
+export function sentValues(body: unknown): Record<string, string> {
+  const values: Record<string, string> = {};
+  if (body === null || typeof body !== 'object') return values;
+  for (const [name, value] of Object.entries(body)) {
+    const first: unknown = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') values[name] = first;
+  }
+  return values;
 }
 
 /**

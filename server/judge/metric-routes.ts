@@ -2,7 +2,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm } from '../http/forms.ts';
+import { parseForm, sentValues } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -109,7 +109,7 @@ export function metricRoutes(app: AppContext): Router {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(PromptForm, req.body, req.t);
-    const draft = { metric: String(req.body?.metric ?? ''), step: String(req.body?.step ?? ''), fields: req.body as Record<string, string> };
+    const draft = { metric: String(req.body?.metric ?? ''), step: String(req.body?.step ?? ''), fields: sentValues(req.body) };
     if (!form.ok) return sendDocument(res, page(req, dataset.id, { errors: { prompt: Object.values(form.errors).join(' ') }, draft }), 422);
     const metric = registry.get(dataset.id, form.data.metric);
     const step = metric?.steps.find((s) => s.step === form.data.step);
@@ -135,7 +135,7 @@ export function metricRoutes(app: AppContext): Router {
   r.post('/datasets/:id/metrics', expert, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    const fail = (errors: Record<string, string>) => sendDocument(res, page(req, dataset.id, { values: req.body, errors }), 422);
+    const fail = (errors: Record<string, string>) => sendDocument(res, page(req, dataset.id, { values: sentValues(req.body), errors }), 422);
     const form = parseForm(MetricForm, req.body, req.t);
     if (!form.ok) return fail(form.errors);
     const f = form.data;

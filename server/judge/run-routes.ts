@@ -3,7 +3,7 @@ import { unchangedByLabels } from '../db/derived-cache.ts';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { nameText, parseForm } from '../http/forms.ts';
+import { nameText, parseForm, sentValues } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument, sendHtml, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -79,10 +79,10 @@ export function runRoutes(app: AppContext): Router {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(RunForm, req.body, req.t);
-    if (!form.ok) return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: form.errors }), 422);
+    if (!form.ok) return sendDocument(res, runsPage(req, dataset.id, { values: sentValues(req.body), errors: form.errors }), 422);
     const name = form.data.name || `${form.data.metric} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`;
     const release = form.data.release ? app.releases.byTag(dataset.id, form.data.release) : undefined;
-    if (form.data.release && !release) return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: { release: req.t('err.not_found') } }), 422);
+    if (form.data.release && !release) return sendDocument(res, runsPage(req, dataset.id, { values: sentValues(req.body), errors: { release: req.t('err.not_found') } }), 422);
     try {
       const run = runner.create(req.user!.id, dataset.id, {
         name, metricKey: form.data.metric, promptVersion: form.data.prompt_version, concurrency: form.data.concurrency,
@@ -94,7 +94,7 @@ export function runRoutes(app: AppContext): Router {
     } catch (err) {
       if (err instanceof RunError) {
         const field = err.code.startsWith('name_') ? 'name' : err.code === 'bad_prompt_version' ? 'prompt_version' : '_form';
-        return sendDocument(res, runsPage(req, dataset.id, { values: req.body, errors: { [field]: req.t(err.key, err.params) } }), 422);
+        return sendDocument(res, runsPage(req, dataset.id, { values: sentValues(req.body), errors: { [field]: req.t(err.key, err.params) } }), 422);
       }
       throw err;
     }

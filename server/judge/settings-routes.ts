@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm } from '../http/forms.ts';
+import { parseForm, sentValues } from '../http/forms.ts';
 import { pageContext } from '../http/page.ts';
 import { sendDocument, sendHtml } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
@@ -49,7 +49,7 @@ export function judgeSettingsRoutes(app: AppContext): Router {
     const keyTyped = typeof req.body?.api_key === 'string' && req.body.api_key.trim() !== '';
     const typedUrl = String(req.body?.base_url ?? '');
     const rerender = (errors: Record<string, string>, status = 422, version?: number) => sendDocument(res, JudgeSettingsPage({ ctx: pageContext(req),
-      settings: { ...app.judgeSettings.public(), ...req.body, base_url: redactUrl(typedUrl), url_has_credentials: urlHasCredentials(typedUrl), ...(version === undefined ? {} : { version }) },
+      settings: { ...app.judgeSettings.public(), ...sentValues(req.body), base_url: redactUrl(typedUrl), url_has_credentials: urlHasCredentials(typedUrl), ...(version === undefined ? {} : { version }) },
       errors: keyTyped ? { api_key: req.t('judge.key_retype'), ...errors } : errors }), status);
     if (!form.ok) return rerender(form.errors);
     try {

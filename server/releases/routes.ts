@@ -3,7 +3,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, text } from '../http/forms.ts';
+import { parseForm, sentValues, text } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -91,7 +91,7 @@ export function releaseRoutes(app: AppContext): Router {
   r.post('/datasets/:id/releases', expert, (req, res) => {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
-    const body = (req.body ?? {}) as Record<string, string>;
+    const body = sentValues(req.body);
     const values = { tag: body.tag ?? '', note: body.note ?? '', responses: body.responses === '1' };
     const form = parseForm(ReleaseForm, req.body, req.t);
     if (!form.ok) return sendDocument(res, listPage(req, dataset, { values, errors: form.errors }), 422);

@@ -2,7 +2,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { listOf, parseForm, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
+import { listOf, parseForm, sentValues, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
 import { checkNames, LIMITS } from '../limits.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
@@ -59,9 +59,9 @@ export function sampleRoutes(app: AppContext): Router {
     const ctx = pageContext(req);
     const form = parseForm(SampleForm, req.body, req.t);
     const fail = (errors: FieldErrors) => {
-      if (wantsFragment(req)) return sendHtml(res, QuickAddForm({ ctx, dataset, values: req.body, errors }), 422);
+      if (wantsFragment(req)) return sendHtml(res, QuickAddForm({ ctx, dataset, values: sentValues(req.body), errors }), 422);
       const state = listState({});
-      sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: req.body, errors }, labelling: labellingSummary(app, dataset, req.user) }), 422);
+      sendDocument(res, DatasetPage({ ctx, dataset, list: sampleList(app, dataset.id, state), state, quickAdd: { values: sentValues(req.body), errors }, labelling: labellingSummary(app, dataset, req.user) }), 422);
     };
     // The quick-add form has no notes field: its error is said at the top of the form.
     if (!form.ok) return fail(form.errors.notes ? { ...form.errors, _form: `${req.t('field.notes')}: ${form.errors.notes}` } : form.errors);
@@ -94,7 +94,7 @@ export function sampleRoutes(app: AppContext): Router {
     const sample = samples.get(idParam(req.params.id) ?? 0);
     if (!sample) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(EditForm, req.body, req.t);
-    const submitted = { ...formValues(sample), ...req.body, version: Number(req.body?.version) || sample.version } as SampleFormValues;
+    const submitted = { ...formValues(sample), ...sentValues(req.body), version: Number(req.body?.version) || sample.version } as SampleFormValues;
     if (!form.ok) return renderSample(req, res, sample, { values: submitted, errors: form.errors }, 422);
     const { version, ...input } = form.data;
     try {

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { emailField } from './email.ts';
 import type { AppContext } from '../app-context.ts';
-import { nameText, parseForm } from '../http/forms.ts';
+import { nameText, parseForm, sentValues } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole } from '../http/security.ts';
@@ -40,7 +40,7 @@ export function adminRoutes(app: AppContext): Router {
   r.post('/admin/users', admin, (req, res) => {
     const form = parseForm(InviteForm, req.body, req.t);
     const rerender = (errors: Record<string, string>) =>
-      sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), values: req.body, errors }), 422);
+      sendDocument(res, UsersPage({ ctx: pageContext(req), users: users.queries.all(), values: sentValues(req.body), errors }), 422);
     if (!form.ok) return rerender(form.errors);
     try {
       const { user, token } = users.invite(req.user!.id, form.data);

@@ -1,0 +1,126 @@
+// Every form the app shows, sent back the way no browser sends it: each field twice, far too long, with
+// a NUL or a lone surrogate, or as an odd number. The answer is the form again with a message (4xx) or
+// a saved change, never a 500 and never an error in the log. The pages are found by following links
+// from the dataset list, as the admin, over both example datasets, so a new form is covered when a
+// page links to it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, Client, setupAdmin, startTestApp, type TestApp } from '../helpers.ts';
+import { loadExampleData } from '../../server/datasets/example.ts';
+
+let app: TestApp;
+let admin: Client;
+beforeAll(async () => {
+  app = await startTestApp();
+  admin = await setupAdmin(app);
+  await loadExampleData(app.ctx, app.ctx.users.queries.byEmail(ADMIN.email)!.id);
+});
+afterAll(async () => { await app.close(); });
+
+interface Form { action: string; fields: [name: string, value: string][]; page: string }
+
+const attribute = (tag: string, name: string): string | undefined =>
+  new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]?.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+/** A path with its ids taken out: pages and forms of the same kind count once. */
+const kind = (url: string): string => url.split('?')[0]!.replace(/\d+/g, 'N');
+/** Links not followed: leaving, files to download, assets. */
+const SKIP = /\/logout|\/export|\/download|\.(?:js|css|png|svg|csv|xlsx|jsonl)\b/;
+/** Forms that end what the sweep goes on with (the session, the admin's access, the datasets) go last. */
+const ENDING = /logout|delete|remove|archive|disable|revoke/;
+
+/** The pages reachable from the dataset list (one of each kind) and the POST forms on them (one of each action and set of fields). */
+async function crawl(client: Client): Promise<{ pages: number; forms: Form[] }> {
+  const queue = ['/datasets'];
+  const seen = new Set<string>(), kinds = new Set<string>();
+  const forms = new Map<string, Form>();
+  while (queue.length) {
+    const url = queue.shift()!;
+    if (seen.has(url) || kinds.has(kind(url))) continue;
+    seen.add(url);
+    kinds.add(kind(url));
+    const res = await client.get(url);
+    expect(res.status, `GET ${url}`).toBeLessThan(500);
+    if (!(res.headers.get('content-type') ?? '').includes('text/html')) continue;
+    for (const [, href] of res.text.matchAll(/href="(\/[^"#]*)"/g)) {
+      const next = href!.replace(/&amp;/g, '&');
+      if (!SKIP.test(next)) queue.push(next);
+    }
+    for (const [, tag, inner] of res.text.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)) {
+      const action = attribute(tag!, 'hx-post') ?? ((attribute(tag!, 'method') ?? 'get').toLowerCase() === 'post' ? attribute(tag!, 'action') ?? url : null);
+      if (action === null || action.startsWith('http')) continue;
+      const fields: [string, string][] = [];
+      for (const [, control] of inner!.matchAll(/<(?:input|select|textarea)\b([^>]*)>/g)) {
+        const name = attribute(control!, 'name');
+        if (name && name !== '_csrf') fields.push([name, attribute(control!, 'value') ?? '']);
+      }
+      const key = `${kind(action)} ${fields.map(([n]) => n).sort().join(',')}`;
+      if (!forms.has(key)) forms.set(key, { action, fields, page: url });
+    }
+  }
+  const ordered = [...forms.values()].sort((a, b) => Number(ENDING.test(a.action)) - Number(ENDING.test(b.action)));
+  return { pages: seen.size, forms: ordered.filter((f) => !/\/logout/.test(f.action)) };
+}
+
+/** What each field is sent as, besides the form as the page filled it in. */
+const HOSTILE: [label: string, values: (shown: string) => string[]][] = [
+  ['sent twice', (shown) => [shown || 'a', shown || 'b']],
+  ['200,000 characters', () => ['x'.repeat(200_000)]],
+  ['a NUL character', () => ['a\u0000b']],
+  ['a lone surrogate', () => ['\ud800']],
+  ['1e309', () => ['1e309']],
+  ['-1', () => ['-1']],
+];
+
+describe('every form, sent back as no browser sends it', () => {
+  it('is answered without a server error, and nothing is logged as one', { timeout: 240_000 }, async () => {
+    const { pages, forms } = await crawl(admin);
+    // The sweep covers what it should: the example datasets' pages and their forms, settings and admin ones included.
+    expect(pages).toBeGreaterThan(25);
+    expect(forms.length).toBeGreaterThan(25);
+    for (const path of ['/datasets', '/admin/users', '/settings/judge']) expect(forms.some((f) => f.action === path), path).toBe(true);
+    expect(forms.some((f) => /\/datasets\/\d+\/(criteria|runs|releases|samples|settings|metrics|prompts)$/.test(f.action))).toBe(true);
+
+    const failures: string[] = [];
+    for (const form of forms) {
+      await admin.get(form.page); // the page's own CSRF token, as a browser would have it
+      for (const [name] of form.fields) {
+        for (const [label, values] of HOSTILE) {
+          const body = new URLSearchParams({ _csrf: admin.csrf });
+          for (const [other, shown] of form.fields) if (other !== name) body.append(other, shown);
+          for (const v of values(form.fields.find(([n]) => n === name)![1])) body.append(name, v);
+          // As a page load (the whole page again) and as htmx (the form's fragment): two different renderings.
+          for (const htmx of [false, true]) {
+            const logged = app.logs.length;
+            const res = await admin.request('POST', form.action, { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(htmx ? { 'HX-Request': 'true' } : {}) } });
+            const errors = app.logs.slice(logged).filter((line) => line.includes('"level":"error"'));
+            if (res.status >= 500 || errors.length) failures.push(`${form.action} (${form.page}) ${name} ${label}${htmx ? ', htmx' : ''}: ${res.status} ${errors[0]?.slice(0, 200) ?? ''}`);
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
+describe('the forms before anyone has signed in, sent back with each field twice', () => {
+  it('are answered with the form and a message, not a server error', async () => {
+    const fresh = await startTestApp();
+    try {
+      const visitor = new Client(fresh.url);
+      await visitor.get('/setup');
+      for (const name of ['email', 'name', 'password']) {
+        const body = new URLSearchParams({ _csrf: visitor.csrf });
+        for (const [field, value] of Object.entries(ADMIN)) {
+          body.append(field, value);
+          if (field === name) body.append(field, `${value} again`);
+        }
+        const res = await visitor.request('POST', '/setup', { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+        expect(res.status, name).toBe(422);
+        expect(res.text, name).toContain('This field was sent more than once');
+      }
+      expect(fresh.logs.filter((line) => line.includes('"level":"error"'))).toEqual([]);
+      expect(fresh.ctx.users.needsSetup()).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
