@@ -76,6 +76,8 @@ export const LIMITS = {
   /** A release's tag (letters, digits, '.', '_', '-') and its note. */
   releaseTag: 80,
   releaseNote: 2_000,
+  /** The last page number a paged list goes to (a query asking for another is page 1). */
+  page: 100_000,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

@@ -2,7 +2,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { nameText, parseForm, sentValues, text } from '../http/forms.ts';
+import { nameText, pageNumber, parseForm, sentValues, text } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -30,7 +30,7 @@ const ListQuery = z.object({
   status: z.enum(STATUSES).or(z.literal('')).catch(''),
   tag: z.string().trim().max(100).catch(''),
   author: z.coerce.number().int().positive().or(z.literal('')).catch(''),
-  page: z.coerce.number().int().min(1).max(100_000).catch(1),
+  page: pageNumber,
 });
 
 export const PAGE_SIZE = 50;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { MessageKey, T } from '../i18n/index.ts';
 import { en } from '../i18n/en.ts';
-import { checkList, checkNames, isPlainName } from '../limits.ts';
+import { checkList, checkNames, isPlainName, LIMITS } from '../limits.ts';
 
 export type FieldErrors = Record<string, string>;
 
@@ -50,6 +50,9 @@ export function sentValues(body: unknown): Record<string, string> {
   }
   return values;
 }
+
+/** A list's page number in a query string: a whole number from 1 to LIMITS.page; anything else (a list, 1.5, 1e309) is page 1. */
+export const pageNumber = z.coerce.number().int().min(1).max(LIMITS.page).catch(1);
 
 /**
  * A text field: trimmed, at most `max` characters (take `max` from server/limits.ts), no NUL

@@ -3,7 +3,7 @@ import { unchangedByLabels } from '../db/derived-cache.ts';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { nameText, parseForm, sentValues } from '../http/forms.ts';
+import { nameText, pageNumber, parseForm, sentValues } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument, sendHtml, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -109,7 +109,7 @@ export function runRoutes(app: AppContext): Router {
     const loaded = loadRun(req.params.id);
     if (!loaded) return sendError(req, res, 404, req.t('err.not_found'));
     const { run, dataset } = loaded;
-    const page = Math.max(1, Number(req.query.page) || 1);
+    const page = pageNumber.parse(req.query.page);
     const status = ['ok', 'error', 'skipped'].includes(String(req.query.status)) ? String(req.query.status) : '';
     const scores = runner.queries.scores(run.id, { limit: PAGE + 1, offset: (page - 1) * PAGE, status: status || null });
     const ctx = pageContext(req);

@@ -6,7 +6,7 @@ import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
-import type { FieldErrors } from '../http/forms.ts';
+import { pageNumber, type FieldErrors } from '../http/forms.ts';
 import { goldValue } from './gold.ts';
 import { LIMITS } from '../limits.ts';
 import { inDataset } from '../datasets/scoped.ts';
@@ -116,7 +116,7 @@ export function adjudicationRoutes(app: AppContext): Router {
     const dataset = datasets.get(idParam(req.params.id) ?? 0);
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     if (!labels.canAdjudicate(dataset.id, req.user)) return sendError(req, res, 403, req.t('err.not_adjudicator'));
-    const page = Math.max(1, Number(req.query.page) || 1);
+    const page = pageNumber.parse(req.query.page);
     // Finding disagreements reads every item's labels (~0.2 s at 100,000): the open slots are kept (and
     // updated by every label save), so a page groups the labels of its own responses only.
     const rows = labels.disagreementsPage(dataset.id, PAGE + 1, (page - 1) * PAGE);

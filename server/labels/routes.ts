@@ -11,7 +11,7 @@ import type { Criterion } from '../criteria/queries.ts';
 import type { AnnotationRow, LabelValueRow } from './queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import { LabelConflict, LabelError, valueKey, type AnnotationInput, type HandedOut, type Progress } from './service.ts';
-import type { FieldErrors } from '../http/forms.ts';
+import { pageNumber, type FieldErrors } from '../http/forms.ts';
 import { LabelPage, QueueDone, Workspace, type QueueDoneView, type WorkspaceItem } from '../../views/pages/label.tsx';
 import { HistoryList, LabelStart, type HistoryItem } from '../../views/pages/label-history.tsx';
 import type { HistoryPage, HistoryState } from './history.ts';
@@ -210,7 +210,7 @@ export function labelRoutes(app: AppContext): Router {
     const dataset = labellingDataset(req, res, idParam(req.params.id) ?? undefined);
     if (!dataset) return;
     const filter = readHistoryFilter(req.query);
-    const page = Math.min(100_000, Math.max(1, Number(req.query.page) || 1));
+    const page = pageNumber.parse(req.query.page);
     const found = labels.history.page(req.user!.id, dataset.id, filter.filter, HISTORY_PAGE, (page - 1) * HISTORY_PAGE);
     const ctx = pageContext(req);
     sendDocument(res, LabelPage({ ctx, dataset, children: HistoryList({ ctx, dataset, rows: historyRows(dataset, found), total: found.total,

@@ -1,5 +1,6 @@
 // HTTP for offline labelling sheets: the page that offers one (an admin picks the expert), and the
 // download. Filled sheets come back through the dataset's Import page (importexport/routes.ts).
+import { z } from 'zod';
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../app-context.ts';
 import { pageContext, sendError } from '../http/page.ts';
@@ -11,6 +12,9 @@ import type { UserRow } from '../users/queries.ts';
 import { CONTENT_TYPES } from '../importexport/export.ts';
 import { MAX_SHEET_ROWS, sheetQueries, writeLabellingSheet } from './sheet.ts';
 import { LabellingSheetPage } from '../../views/pages/labelling-sheet.tsx';
+
+/** How many items a downloaded sheet holds at most (`?limit=`): a whole number up to MAX_SHEET_ROWS, which is also what anything else asks for. */
+const SheetLimit = z.coerce.number().int().min(1).max(MAX_SHEET_ROWS).catch(MAX_SHEET_ROWS);
 
 export function labellingSheetRoutes(app: AppContext): Router {
   const r = Router();
@@ -49,7 +53,7 @@ export function labellingSheetRoutes(app: AppContext): Router {
     if (!dataset) return;
     const annotator = annotatorFor(req, res, dataset);
     if (!annotator) return;
-    const limit = Math.min(Math.max(1, Number(req.query.limit) || MAX_SHEET_ROWS), MAX_SHEET_ROWS);
+    const limit = SheetLimit.parse(req.query.limit);
     res.type(CONTENT_TYPES.xlsx).attachment(`labelling-${dataset.id}-${annotator.email.replace(/[^A-Za-z0-9._-]+/g, '_')}.xlsx`);
     res.set('Cache-Control', 'no-store');
     try {

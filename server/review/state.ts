@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Criterion } from '../criteria/queries.ts';
 import { PARTS, VERDICT_FILTERS, type QueuePart, type VerdictFilter } from './queue.ts';
 import { LIMITS } from '../limits.ts';
+import { pageNumber } from '../http/forms.ts';
 
 export const DEFAULT_THRESHOLD = 0.5;
 
@@ -14,7 +15,7 @@ const Query = z.object({
   tag: z.string().max(LIMITS.tag).catch(''),
   threshold: z.string().regex(/^(0|1|0?\.\d+|1\.0*)$/).transform(Number).catch(DEFAULT_THRESHOLD),
   part: z.enum(PARTS).catch('all'),
-  page: z.coerce.number().int().min(1).max(1_000_000).catch(1),
+  page: pageNumber,
 });
 
 export interface QueueState {

@@ -1,8 +1,8 @@
 // Every form the app shows, sent back the way no browser sends it: each field twice, far too long, with
-// a NUL or a lone surrogate, or as an odd number. The answer is the form again with a message (4xx) or
-// a saved change, never a 500 and never an error in the log. The pages are found by following links
-// from the dataset list, as the admin, over both example datasets, so a new form is covered when a
-// page links to it.
+// a NUL or a lone surrogate, or as an odd number; and every page's query parameters the same way. The
+// answer is the form again with a message (4xx), a saved change or the page, never a 500 and never an
+// error in the log. The pages are found by following links from the dataset list, as the admin, over
+// both example datasets, so a new form or parameter is covered when a page links to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, Client, setupAdmin, startTestApp, type TestApp } from '../helpers.ts';
 import { loadExampleData } from '../../server/datasets/example.ts';
@@ -17,6 +17,8 @@ beforeAll(async () => {
 afterAll(async () => { await app.close(); });
 
 interface Form { action: string; fields: [name: string, value: string][]; page: string }
+/** A page and the query parameters it is reached with or links to itself with (a filter, a page number). */
+interface Page { url: string; params: Set<string> }
 
 const attribute = (tag: string, name: string): string | undefined =>
   new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]?.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
@@ -28,10 +30,11 @@ const SKIP = /\/logout|\/export|\/download|\.(?:js|css|png|svg|csv|xlsx|jsonl)\b
 const ENDING = /logout|delete|remove|archive|disable|revoke/;
 
 /** The pages reachable from the dataset list (one of each kind) and the POST forms on them (one of each action and set of fields). */
-async function crawl(client: Client): Promise<{ pages: number; forms: Form[] }> {
+async function crawl(client: Client): Promise<{ pages: Page[]; forms: Form[] }> {
   const queue = ['/datasets'];
   const seen = new Set<string>(), kinds = new Set<string>();
   const forms = new Map<string, Form>();
+  const pages: Page[] = [];
   while (queue.length) {
     const url = queue.shift()!;
     if (seen.has(url) || kinds.has(kind(url))) continue;
@@ -40,9 +43,15 @@ async function crawl(client: Client): Promise<{ pages: number; forms: Form[] }> 
     const res = await client.get(url);
     expect(res.status, `GET ${url}`).toBeLessThan(500);
     if (!(res.headers.get('content-type') ?? '').includes('text/html')) continue;
+    const page: Page = { url, params: new Set([...new URLSearchParams(url.split('?')[1] ?? '').keys(), 'page']) };
+    pages.push(page);
     for (const [, href] of res.text.matchAll(/href="(\/[^"#]*)"/g)) {
       const next = href!.replace(/&amp;/g, '&');
+      if (kind(next) === kind(url)) for (const name of new URLSearchParams(next.split('?')[1] ?? '').keys()) page.params.add(name);
       if (!SKIP.test(next)) queue.push(next);
+    }
+    for (const [, inner] of res.text.matchAll(/<form\b[^>]*method="get"[^>]*>([\s\S]*?)<\/form>/gi)) {
+      for (const [, name] of inner!.matchAll(/\sname="([^"]+)"/g)) page.params.add(name!);
     }
     for (const [, tag, inner] of res.text.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)) {
       const action = attribute(tag!, 'hx-post') ?? ((attribute(tag!, 'method') ?? 'get').toLowerCase() === 'post' ? attribute(tag!, 'action') ?? url : null);
@@ -57,24 +66,43 @@ async function crawl(client: Client): Promise<{ pages: number; forms: Form[] }> 
     }
   }
   const ordered = [...forms.values()].sort((a, b) => Number(ENDING.test(a.action)) - Number(ENDING.test(b.action)));
-  return { pages: seen.size, forms: ordered.filter((f) => !/\/logout/.test(f.action)) };
+  return { pages, forms: ordered.filter((f) => !/\/logout/.test(f.action)) };
 }
 
-/** What each field is sent as, besides the form as the page filled it in. */
-const HOSTILE: [label: string, values: (shown: string) => string[]][] = [
-  ['sent twice', (shown) => [shown || 'a', shown || 'b']],
-  ['200,000 characters', () => ['x'.repeat(200_000)]],
-  ['a NUL character', () => ['a\u0000b']],
-  ['a lone surrogate', () => ['\ud800']],
-  ['1e309', () => ['1e309']],
-  ['-1', () => ['-1']],
-];
+/** What a client that does not build its requests from the page may send as a value. */
+const ODD_VALUES = ['x'.repeat(200_000), 'a\u0000b', '\ud800', '1e309', '-1', '1.5'];
 
-describe('every form, sent back as no browser sends it', () => {
-  it('is answered without a server error, and nothing is logged as one', { timeout: 240_000 }, async () => {
-    const { pages, forms } = await crawl(admin);
+describe('every form and every page, sent what no browser sends', () => {
+  let site: { pages: Page[]; forms: Form[] };
+  beforeAll(async () => { site = await crawl(admin); }, 120_000);
+
+  it('answers each query parameter sent twice or with an odd value without a server error', { timeout: 240_000 }, async () => {
+    const { pages } = site;
+    // The parameters the pages use: filters, page numbers, the calibration's and the review queue's choices.
+    const used = new Set(pages.flatMap((p) => [...p.params]));
+    for (const name of ['page', 'q', 'criterion', 'run', 'status', 'threshold', 'part']) expect(used, name).toContain(name);
+    const failures: string[] = [];
+    for (const page of pages) {
+      const [path, query = ''] = page.url.split('?');
+      for (const name of page.params) {
+        for (const values of [['1', '2'], ...ODD_VALUES.map((v) => [v.slice(0, 5_000)])]) {
+          const params = new URLSearchParams(query);
+          params.delete(name);
+          for (const v of values) params.append(name, v);
+          const logged = app.logs.length;
+          const res = await admin.get(`${path}?${params}`);
+          const errors = app.logs.slice(logged).filter((line) => line.includes('"level":"error"'));
+          if (res.status >= 500 || errors.length) failures.push(`GET ${path} ${name}=${JSON.stringify(values).slice(0, 40)}: ${res.status} ${errors[0]?.slice(0, 200) ?? ''}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('answers each form sent back with a field twice or with an odd value without a server error, and nothing is logged as one', { timeout: 240_000 }, async () => {
+    const { pages, forms } = site;
     // The sweep covers what it should: the example datasets' pages and their forms, settings and admin ones included.
-    expect(pages).toBeGreaterThan(25);
+    expect(pages.length).toBeGreaterThan(25);
     expect(forms.length).toBeGreaterThan(25);
     for (const path of ['/datasets', '/admin/users', '/settings/judge']) expect(forms.some((f) => f.action === path), path).toBe(true);
     expect(forms.some((f) => /\/datasets\/\d+\/(criteria|runs|releases|samples|settings|metrics|prompts)$/.test(f.action))).toBe(true);
@@ -83,7 +111,8 @@ describe('every form, sent back as no browser sends it', () => {
     for (const form of forms) {
       await admin.get(form.page); // the page's own CSRF token, as a browser would have it
       for (const [name] of form.fields) {
-        for (const [label, values] of HOSTILE) {
+        for (const [label, values] of [['sent twice', (shown: string) => [shown || 'a', shown || 'b']] as const,
+          ...ODD_VALUES.map((v) => [JSON.stringify(v.slice(0, 12)), () => [v]] as const)]) {
           const body = new URLSearchParams({ _csrf: admin.csrf });
           for (const [other, shown] of form.fields) if (other !== name) body.append(other, shown);
           for (const v of values(form.fields.find(([n]) => n === name)![1])) body.append(name, v);
