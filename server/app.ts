@@ -38,6 +38,24 @@ import { tokenRoutes } from './api/token-routes.ts';
 import { ArchivedError } from './datasets/archived.ts';
 import { jsonTooDeep, LIMITS } from './limits.ts';
 
+/** A multipart body multer could not read (malformed, or not the import form's one file and few fields): the sender's fault. */
+class UnreadableUpload extends Error {
+  constructor(readonly reason: string) { super(`unreadable upload: ${reason}`); }
+}
+
+/**
+ * What multer's failure means. A file over the size limit keeps multer's error (answered 413); a
+ * failure of the disk (an error with a system call: a full temp folder) stays a server error; any other
+ * is the body's own (a malformed part, a second file, too many fields) and is answered 400.
+ */
+function unreadableUpload(err: unknown): unknown {
+  if (err === undefined || err === null) return undefined;
+  const e = err as { code?: unknown; syscall?: unknown };
+  if (e.code === 'LIMIT_FILE_SIZE' || e.syscall !== undefined) return err;
+  // Multer's code names the limit; the parser's own message is not logged (a parser may quote the body).
+  return new UnreadableUpload(typeof e.code === 'string' ? e.code : 'malformed');
+}
+
 /** A JSON body nested deeper than LIMITS.jsonDepth. */
 class TooDeepError extends Error {
   readonly status = 422;
@@ -126,7 +144,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   // that the CSRF check below sees the form's token and strangers cannot fill the temp folder.
   const upload = multer({ dest: path.join(os.tmpdir(), 'goldset-uploads'), limits: { fileSize: config.maxUploadBytes, files: 1, fields: 20 } });
   app.post(UPLOAD_PATH, (req: Request, res: Response, next: NextFunction) =>
-    can(req.user?.role, 'expert') ? upload.single('file')(req, res, next) : next());
+    can(req.user?.role, 'expert') ? upload.single('file')(req, res, (err?: unknown) => next(unreadableUpload(err))) : next());
 
   app.use(csrfProtection(log, secret, config.secureCookies));
 
@@ -199,6 +217,10 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
       const message = e.type === 'entity.parse.failed' ? `${t('api.invalid_json')}${locale === 'zh' ? '' : ' '}${jsonProblem(e.message ?? '', locale)}`
         : e.type === 'entity.too.large' ? t('api.too_large') : error;
       return res.status(status).json({ error, message, field: e.type === 'entity.parse.failed' ? 'body' : undefined });
+    }
+    if (err instanceof UnreadableUpload) {
+      log.warn('request.upload_unreadable', { path: req.path, ip: req.ip, reason: err.reason });
+      return sendError(req, res, 400, req.t('err.upload_unreadable'));
     }
     if (e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') {
       log.warn('request.too_large', { path: req.path, ip: req.ip });

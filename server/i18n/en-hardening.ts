@@ -6,6 +6,7 @@ export const enHardening = {
   'err.limit_items': 'Too many items: at most {limit}.',
   'err.limit_item_long': 'Item {item} is too long: at most {limit, plural, one {# character} other {# characters}}.',
   'err.nul_character': 'This contains a NUL character (\\0), which goldset does not store.',
+  'err.upload_unreadable': 'The upload could not be read. Choose the file again on the Import page and send it from there (one file at a time).',
   'err.sent_twice': 'This field was sent more than once; a form sends it once.',
   'err.name_control': 'A name cannot hold control characters (such as escape or a line break) or text-direction marks.',
   'err.run_name_unsafe': 'A run name cannot hold control characters (such as escape or a line break) or text-direction marks.',

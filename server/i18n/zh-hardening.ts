@@ -7,6 +7,7 @@ export const zhHardening: Record<keyof typeof enHardening, string> = {
   'err.limit_items': '条目过多：最多 {limit} 条。',
   'err.limit_item_long': '第 {item} 条过长：最多 {limit} 个字符。',
   'err.nul_character': '内容含有 NUL 字符（\\0），goldset 不保存此类字符。',
+  'err.upload_unreadable': '无法读取上传内容。请在导入页面重新选择文件并从该页面提交（每次一个文件）。',
   'err.sent_twice': '此字段提交了不止一次；表单只会提交一次。',
   'err.name_control': '名称不能包含控制字符（如 Esc 或换行）或文字方向标记。',
   'err.run_name_unsafe': '运行名称不能包含控制字符（如 Esc 或换行）或文字方向标记。',

@@ -97,6 +97,25 @@ describe('import', () => {
     expect(count()).toBe(0);
   });
 
+  it('answers an upload it cannot read with 400 and a message, in the user\'s language, and logs no server error', async () => {
+    const before = app.logs.length;
+    // A file name holding a NUL breaks the part's header; two files where the form sends one.
+    const broken = await admin.upload(`/datasets/${datasetId}/import`, 'a\u0000b.csv', 'question,ground_truth\nQ,A\n');
+    expect(broken.status).toBe(400);
+    expect(broken.text).toContain('The upload could not be read');
+    const form = new FormData();
+    form.set('_csrf', admin.csrf);
+    form.append('file', new Blob(['question\nQ\n']), 'one.csv');
+    form.append('file', new Blob(['question\nQ\n']), 'two.csv');
+    const two = await admin.request('POST', `/datasets/${datasetId}/import`, { body: form, headers: { 'Accept-Language': 'zh-CN' } });
+    expect(two.status).toBe(400);
+    expect(two.text).toContain('无法读取上传内容');
+    const logged = app.logs.slice(before);
+    expect(logged.filter((l) => l.includes('"level":"error"'))).toEqual([]);
+    expect(logged.filter((l) => l.includes('request.upload_unreadable'))).toHaveLength(2);
+    expect(count()).toBe(0);
+  });
+
   it('refuses a file of unknown type and an upload without a CSRF token', async () => {
     const res = await admin.upload(`/datasets/${datasetId}/import`, 'data.xml', '<x/>');
     expect(res.status).toBe(422);
