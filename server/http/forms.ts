@@ -19,9 +19,11 @@ export function parseForm<S extends z.ZodType>(schema: S, input: unknown, t: T):
   for (const issue of result.error.issues) {
     const field = String(issue.path[0] ?? '_form');
     if (errors[field]) continue;
-    // A text field sent more than once (only a hand-made request does that) arrives as a list.
-    if (issue.code === 'invalid_type' && issue.path.length === 1 && Array.isArray((input as Record<string, unknown> | null)?.[field])) {
-      errors[field] = t('err.sent_twice');
+    // A field of the wrong type comes from a hand-made request: a form field sent more than once
+    // arrives as a list, and a JSON body may hold anything. Said as what it is, not as "required".
+    const sent = issue.code === 'invalid_type' && issue.path.length === 1 ? (input as Record<string, unknown> | null)?.[field] : undefined;
+    if (sent !== undefined && sent !== null) {
+      errors[field] = t(Array.isArray(sent) ? 'err.sent_twice' : 'err.invalid');
       continue;
     }
     // A text over its limit says what the limit is (server/limits.ts).

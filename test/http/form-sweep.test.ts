@@ -124,9 +124,34 @@ describe('every form and every page, sent what no browser sends', () => {
             if (res.status >= 500 || errors.length) failures.push(`${form.action} (${form.page}) ${name} ${label}${htmx ? ', htmx' : ''}: ${res.status} ${errors[0]?.slice(0, 200) ?? ''}`);
           }
         }
+        // The app also reads JSON bodies (for the API), so a form's route may be sent one with any type in a field.
+        for (const odd of [{ a: 1 }, 5, true, [['a']]]) {
+          const body = { ...Object.fromEntries(form.fields), [name]: odd, _csrf: admin.csrf };
+          const logged = app.logs.length;
+          const res = await admin.request('POST', form.action, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+          const errors = app.logs.slice(logged).filter((line) => line.includes('"level":"error"'));
+          if (res.status >= 500 || errors.length) failures.push(`${form.action} (${form.page}) ${name} as JSON ${JSON.stringify(odd)}: ${res.status} ${errors[0]?.slice(0, 200) ?? ''}`);
+        }
       }
     }
     expect(failures).toEqual([]);
+  });
+
+  it('says what is wrong with a field of the wrong type: sent twice, or not a text', async () => {
+    await admin.get('/datasets');
+    const twice = new URLSearchParams({ _csrf: admin.csrf, language: 'en' });
+    twice.append('name', 'One');
+    twice.append('name', 'Two');
+    const sentTwice = await admin.request('POST', '/datasets', { body: twice, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(sentTwice.status).toBe(422);
+    expect(sentTwice.text).toContain('This field was sent more than once');
+    const object = await admin.request('POST', '/datasets', { body: JSON.stringify({ _csrf: admin.csrf, language: 'en', name: { text: 'One' } }),
+      headers: { 'Content-Type': 'application/json' } });
+    expect(object.status).toBe(422);
+    expect(object.text).toContain('This value is not valid');
+    const missing = await admin.post('/datasets', { language: 'en' });
+    expect(missing.status).toBe(422);
+    expect(missing.text).toContain('This field is required');
   });
 });
 
