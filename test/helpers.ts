@@ -12,6 +12,7 @@ import { createLogger } from '../server/log.ts';
 import { createAppContext, type AppContext } from '../server/app-context.ts';
 import { createApp } from '../server/app.ts';
 import { TEST_ENV } from './test-env.ts';
+import { loadExampleData } from '../server/datasets/example.ts';
 
 export interface TestApp {
   ctx: AppContext;
@@ -139,6 +140,14 @@ export async function setupAdmin(app: TestApp, lang = 'en'): Promise<Client> {
   if (res.status !== 303) throw new Error(`setup failed: ${res.status} ${res.text.slice(0, 300)}`);
   await c.get('/datasets'); // the session (and its CSRF token) is new after login
   return c;
+}
+
+/** A test app set up by its admin, with both example datasets loaded (as the Datasets page's button does); the admin's client. */
+export async function startExampleApp(): Promise<{ app: TestApp; admin: Client }> {
+  const app = await startTestApp();
+  const admin = await setupAdmin(app);
+  await loadExampleData(app.ctx, app.ctx.users.queries.byEmail(ADMIN.email)!.id);
+  return { app, admin };
 }
 
 /** Creates a user directly through the service and returns a logged-in client for them. */

@@ -3,6 +3,8 @@ import { describeControl, type Children } from './jsx-runtime.ts';
 import type { FieldErrors } from '../server/http/forms.ts';
 import type { T } from '../server/i18n/index.ts';
 import { clip } from '../server/limits.ts';
+import type { Criterion } from '../server/criteria/queries.ts';
+import { choices } from '../server/criteria/values.ts';
 
 export function Csrf({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
@@ -75,6 +77,17 @@ export const ITEM_TEXT_FIELDS: ReadonlySet<string> = new Set(['question', 'groun
 /** The language tag of texts in a dataset's language (`lang`): pages mark the item's own texts with it. */
 export function textLang(language: 'zh' | 'en'): string {
   return language === 'zh' ? 'zh-CN' : 'en';
+}
+
+/**
+ * A label value as the experts see it: the option's label of a binary, categorical or ordinal
+ * criterion, marked with the dataset's language (the dataset's author wrote it: 正确 on an English
+ * page, "Correct" on a Chinese one); a value without an option (a number) as it is; "—" for none.
+ */
+export function ValueLabel({ criterion, value, language }: { criterion: Criterion; value: string | null; language: 'zh' | 'en' }) {
+  if (value === null) return <>—</>;
+  const option = choices(criterion).find((o) => o.value === value);
+  return option ? <span lang={textLang(language)}>{option.label}</span> : <>{value}</>;
 }
 
 /**

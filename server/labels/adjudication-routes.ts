@@ -75,7 +75,7 @@ export function adjudicationRoutes(app: AppContext): Router {
     const view = responseView(req, response, dataset);
     const slot = view.slots.find((x) => x.criterion.id === criterionId && x.contextIndex === contextIndex);
     if (!slot) return sendError(req, res, 404, req.t('err.not_found'));
-    sendHtml(res, SlotRow({ ctx: pageContext(req), response, slot, canAdjudicate: view.canAdjudicate, ...note }), status);
+    sendHtml(res, SlotRow({ ctx: pageContext(req), response, language: dataset.language, slot, canAdjudicate: view.canAdjudicate, ...note }), status);
   }
 
   r.get('/responses/:rid', requireUser, (req, res) => renderResponse(req, res, idParam(req.params.rid) ?? 0));

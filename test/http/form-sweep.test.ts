@@ -4,16 +4,11 @@
 // error in the log. The pages are found by following links from the dataset list, as the admin, over
 // both example datasets, so a new form or parameter is covered when a page links to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, Client, setupAdmin, startTestApp, type TestApp } from '../helpers.ts';
-import { loadExampleData } from '../../server/datasets/example.ts';
+import { ADMIN, Client, startExampleApp, startTestApp, type TestApp } from '../helpers.ts';
 
 let app: TestApp;
 let admin: Client;
-beforeAll(async () => {
-  app = await startTestApp();
-  admin = await setupAdmin(app);
-  await loadExampleData(app.ctx, app.ctx.users.queries.byEmail(ADMIN.email)!.id);
-});
+beforeAll(async () => { ({ app, admin } = await startExampleApp()); });
 afterAll(async () => { await app.close(); });
 
 interface Form { action: string; fields: [name: string, value: string][]; page: string }

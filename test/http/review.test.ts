@@ -134,7 +134,8 @@ describe('an item under review', () => {
     for (const v of ['judge_right', 'expert_right', 'ambiguous']) expect(page.text).toMatch(new RegExp(`<label class="option" for="rv-${v}"><input id="rv-${v}" type="radio" name="verdict" value="${v}"`));
     expect(page.text).toContain('<label for="rv-note">');
     // An admin may adjudicate: the correction is offered, preselected to the judge's verdict (0.1 < 0.5 → "No" = '0').
-    expect(page.text).toMatch(/<select id="rv-gold" name="gold"[^>]*>.*<option value="0" selected>No<\/option>/s);
+    // The options are the dataset's own text, marked with its language.
+    expect(page.text).toMatch(/<select id="rv-gold" name="gold"[^>]*>.*<option value="0" lang="en" selected>No<\/option>/s);
     const middle = await admin.get(`/runs/${ragas}/review/${ids[4]}?${q()}`);
     expect(middle.text).toContain(`href="/runs/${ragas}/review/${ids[1]}?${q()}"`);
     expect(middle.text).toContain(`href="/runs/${ragas}/review/${ids[5]}?${q()}"`);
@@ -395,12 +396,12 @@ describe('what reviewers see (issue #11.3)', () => {
     const engineer = await loginAs(app, 'eval@example.com', 'expert');
     const queue = await engineer.get(`/runs/${ragas}/review?${q()}`);
     const row = new RegExp(`id="item-${ids[1]}">(.*?)</tr>`).exec(queue.text)![1]!;
-    expect(row).toContain('<td>No</td>');
+    expect(row).toContain('<td><span lang="en">No</span></td>');
     const item = await engineer.get(`/runs/${ragas}/review/${ids[1]}?${q()}`);
     expect(item.text).not.toContain('No gold value');
     expect(item.text).not.toContain('No expert has labelled this item');
     expect(item.text).toContain('li@example.com');
-    expect(item.text).toMatch(/<strong>No<\/strong>/);
+    expect(item.text).toMatch(/<strong><span lang="en">No<\/span><\/strong>/);
   });
 
   it('an expert who may still label the item sees neither the gold value nor the labels, in the queue and on the item alike', async () => {

@@ -1,6 +1,6 @@
 // One response with every expert's labels, the gold values, and the adjudication forms; the disagreement list.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, ItemTexts, Pager, textLang } from '../components.tsx';
+import { Csrf, ItemTexts, Pager, textLang, ValueLabel } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
@@ -10,24 +10,20 @@ import type { AdjudicationRow, AnnotationRow, DisagreementRow, LabelValueRow } f
 
 export interface Slot { criterion: Criterion; contextIndex: number; values: { annotator: string; value: string }[]; gold: string | null; adjudication: AdjudicationRow | undefined }
 
-function label(c: Criterion, value: string | null): string {
-  if (value === null) return '—';
-  return choices(c).find((o) => o.value === value)?.label ?? value;
-}
-
 /** One label slot: each expert's value, the gold value, and (for adjudicators) the form that sets it, posted by htmx for this row alone. */
-export function SlotRow({ ctx, response, slot: s, canAdjudicate, saved, error }: {
-  ctx: PageContext; response: ResponseWithSample; slot: Slot; canAdjudicate: boolean; saved?: boolean | undefined; error?: string | undefined;
+export function SlotRow({ ctx, response, language, slot: s, canAdjudicate, saved, error }: {
+  ctx: PageContext; response: ResponseWithSample; language: 'zh' | 'en'; slot: Slot; canAdjudicate: boolean; saved?: boolean | undefined; error?: string | undefined;
 }) {
   const { t } = ctx;
+  const lang = textLang(language);
   const id = `adj-${s.criterion.id}-${s.contextIndex}`;
   const disagree = new Set(s.values.map((v) => v.value)).size > 1;
   return (
     <tr id={`c-${s.criterion.id}-${s.contextIndex}`} class={disagree && !s.adjudication ? 'disagree' : ''}>
       <td><strong>{s.criterion.name}</strong>{s.contextIndex >= 0 && <span class="sub"> · {t('response.context_n', { n: s.contextIndex + 1 })}</span>}</td>
-      <td>{s.values.length === 0 ? <span class="sub">—</span> : s.values.map((v) => <div>{label(s.criterion, v.value)} <span class="sub">{v.annotator}</span></div>)}</td>
+      <td>{s.values.length === 0 ? <span class="sub">—</span> : s.values.map((v) => <div><ValueLabel criterion={s.criterion} value={v.value} language={language} /> <span class="sub">{v.annotator}</span></div>)}</td>
       <td>
-        <strong>{label(s.criterion, s.gold)}</strong>
+        <strong><ValueLabel criterion={s.criterion} value={s.gold} language={language} /></strong>
         {s.adjudication && <div class="sub">{t('response.adjudicated_by', { who: s.adjudication.adjudicator_email })}: {s.adjudication.reason}</div>}
         {saved && <div class="saved" role="status">{t('flash.adjudicated')}</div>}
       </td>
@@ -45,7 +41,7 @@ export function SlotRow({ ctx, response, slot: s, canAdjudicate, saved, error }:
               : (
                 <select id={`${id}-v`} name="value" required>
                   {(s.adjudication?.value ?? s.gold) === null && <option value="" selected disabled>—</option>}
-                  {choices(s.criterion).map((o) => <option value={o.value} selected={(s.adjudication?.value ?? s.gold) === o.value}>{o.label}</option>)}
+                  {choices(s.criterion).map((o) => <option value={o.value} lang={lang} selected={(s.adjudication?.value ?? s.gold) === o.value}>{o.label}</option>)}
                 </select>
               )}
             <label class="sr-only" for={`${id}-r`}>{t('field.reason')}</label>
@@ -87,7 +83,7 @@ export function ResponsePage({ ctx, dataset, response, slots, annotations, visib
               <table class="table">
                 <thead><tr><th scope="col">{t('response.slot')}</th><th scope="col">{t('response.expert_values')}</th><th scope="col">{t('response.gold')}</th>{canAdjudicate && <th scope="col">{t('response.adjudicate')}</th>}</tr></thead>
                 <tbody>
-                  {slots.map((s) => <SlotRow ctx={ctx} response={response} slot={s} canAdjudicate={canAdjudicate} />)}
+                  {slots.map((s) => <SlotRow ctx={ctx} response={response} language={dataset.language} slot={s} canAdjudicate={canAdjudicate} />)}
                 </tbody>
               </table>
             )}
@@ -134,7 +130,7 @@ export function DisagreementsPage({ ctx, dataset, rows, criteria, page, more }: 
                   <td lang={textLang(dataset.language)}><a href={`/responses/${r.response_id}#c-${r.criterion_id}-${r.context_index}`}>{r.question}</a></td>
                   <td class="sub">{r.system || '—'}</td>
                   <td>{c.name}{r.context_index >= 0 && <span class="sub"> · {t('response.context_n', { n: r.context_index + 1 })}</span>}</td>
-                  <td>{(JSON.parse(r.values) as string[]).map((v) => <span class="tag">{label(c, v)}</span>)}</td>
+                  <td>{(JSON.parse(r.values) as string[]).map((v) => <span class="tag"><ValueLabel criterion={c} value={v} language={dataset.language} /></span>)}</td>
                 </tr>
               );
             })}

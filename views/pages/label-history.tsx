@@ -29,7 +29,7 @@ function HistoryTable({ ctx, rows, language }: { ctx: PageContext; rows: History
             <td class="num sub">{r.response_id}</td>
             <td lang={lang}><a href={`/responses/${r.response_id}/label`}>{r.question}</a></td>
             <td class="sub nowrap">{r.system || '—'}</td>
-            <td>{r.values.length === 0 ? <span class="sub">—</span> : r.values.map((v) => <span class="tag">{`${v.criterion}: ${v.value}`}</span>)}</td>
+            <td>{r.values.length === 0 ? <span class="sub">—</span> : r.values.map((v) => <span class="tag">{v.criterion}: <span lang={lang}>{v.value}</span></span>)}</td>
             <td><StatusBadge status={r.state === 'submitted' ? 'approved' : 'draft'} label={t(r.state === 'submitted' ? 'label.submitted' : 'fh.state_draft')} /></td>
             <td class="sub nowrap">{when(r.submitted_at ?? r.updated_at)}</td>
           </tr>
@@ -120,7 +120,7 @@ export function HistoryList({ ctx, dataset, rows, total, page, pageSize, filter,
           <option value="">{t('fh.any_value')}</option>
           {criteria.flatMap((c) => choices(c).map((o) => {
             const v = `${c.id}:${o.value}`;
-            return <option value={v} selected={filter.value === v}>{`${c.name}: ${o.label}`}</option>;
+            return <option value={v} lang={textLang(dataset.language)} selected={filter.value === v}>{`${c.name}: ${o.label}`}</option>;
           }))}
         </select>
         <button class="btn small" type="submit">{t('action.filter')}</button>

@@ -46,7 +46,7 @@ function CriterionField({ ctx, c, item, errors }: { ctx: PageContext; c: Criteri
           {choices(c).map((o, i) => (
             <label class="option" key={o.value}>
               <input type="radio" name={name} value={o.value} checked={item.values[String(c.id)] === o.value} data-key={i + 1} />
-              <Kbd>{i + 1}</Kbd> {o.label}
+              <Kbd>{i + 1}</Kbd> <span lang={textLang(item.dataset.language)}>{o.label}</span>
             </label>
           ))}
         </div>

@@ -20,7 +20,8 @@ export interface VerdictFormModel {
   verdictHint: (v: Verdict) => string;
   guidelines: { href: string; criterion: string };
   /** The gold value an adjudicator may set with "judge right"; null when this user cannot (`cannotAdjudicate` says why). */
-  gold: { label: string; hint: string; options: { value: string; label: string }[]; choice: string } | null;
+  /** `lang`: the options' language when they are the dataset's own text (a criterion's option labels). */
+  gold: { label: string; hint: string; options: { value: string; label: string }[]; lang?: string; choice: string } | null;
   cannotAdjudicate: boolean;
   note: string;
   errors?: FieldErrors | undefined;
@@ -59,7 +60,7 @@ export function VerdictForm({ ctx, action, prefix, versions, chosen, verdictHint
           <label for={id('gold')}>{gold.label}</label>
           <select id={id('gold')} name="gold" aria-describedby={described('gold')}>
             <option value="" selected={gold.choice === ''}>{r('review.keep_gold')}</option>
-            {gold.options.map((o) => <option value={o.value} selected={gold.choice === o.value}>{o.label}</option>)}
+            {gold.options.map((o) => <option value={o.value} lang={gold.lang} selected={gold.choice === o.value}>{o.label}</option>)}
           </select>
           <p class="hint" id={id('gold-hint')}>{gold.hint}</p>
           {err('gold')}

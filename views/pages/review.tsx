@@ -1,7 +1,7 @@
 // The audit queue (items where judge and gold disagree, worst first) and one item under review: the item,
 // the experts' labels and rationales, the judge's trace, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemTexts, Pager, shorten, textLang } from '../components.tsx';
+import { ItemTexts, Pager, shorten, textLang, ValueLabel } from '../components.tsx';
 import { VerdictForm } from './review-verdict-form.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -28,11 +28,6 @@ function fmt(v: number | null | undefined, digits = 3): string {
 }
 
 
-/** A value as the experts see it: the option's label for binary/categorical criteria, else the value. */
-function valueLabel(c: Criterion, value: string | null): string {
-  if (value === null) return '—';
-  return choices(c).find((o) => o.value === value)?.label ?? value;
-}
 
 /** Pass thresholds offered: 0, 0.05, …, 1, and the current one if it is between those. */
 function thresholds(current: number): number[] {
@@ -85,11 +80,11 @@ export function Crumbs({ ctx, dataset, run, tail }: { ctx: PageContext; dataset:
   );
 }
 
-function JudgeCell({ criterion, item }: { criterion: Criterion; item: QueueItem }) {
+function JudgeCell({ criterion, item, language }: { criterion: Criterion; item: QueueItem; language: 'zh' | 'en' }) {
   return (
     <>
       {fmt(item.score)}
-      {criterion.kind !== 'numeric' && item.judgeValue !== null && <span class="sub"> → {valueLabel(criterion, item.judgeValue)}</span>}
+      {criterion.kind !== 'numeric' && item.judgeValue !== null && <span class="sub"> → <ValueLabel criterion={criterion} value={item.judgeValue} language={language} /></span>}
     </>
   );
 }
@@ -164,8 +159,8 @@ export function ReviewQueuePage({ ctx, dataset, run, criteria, state, rows, coun
                     <td class="num sub">{item.id}</td>
                     <td lang={textLang(dataset.language)}><a href={`${base}/${item.id}?${stateQuery(state)}`}>{shorten(item.question, QUESTION_CHARS)}</a></td>
                     <td class="sub">{item.system || '—'}</td>
-                    <td>{item.goldHidden ? <span class="sub">{t('fh.gold_hidden')}</span> : valueLabel(state.criterion, item.gold)}</td>
-                    <td class="num"><JudgeCell criterion={state.criterion} item={item} /></td>
+                    <td>{item.goldHidden ? <span class="sub">{t('fh.gold_hidden')}</span> : <ValueLabel criterion={state.criterion} value={item.gold} language={dataset.language} />}</td>
+                    <td class="num"><JudgeCell criterion={state.criterion} item={item} language={dataset.language} /></td>
                     <td class="num">{fmt(item.gap)}</td>
                     <td><VerdictBadge r={r} verdict={item.verdict?.verdict} />{item.verdict && !item.disagrees && <span class="sub"> {r('review.agrees_now')}</span>}</td>
                   </tr>
@@ -313,7 +308,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
               <dt>{r('review.gold')}</dt>
               <dd>
                 {item.hidden ? <span class="sub">{t('fh.gold_hidden_item')} <a href={`/responses/${response.id}/label`}>{t('response.my_label')}</a></span>
-                  : item.gold === null ? r('review.no_gold') : <strong>{valueLabel(criterion, item.gold)}</strong>}
+                  : item.gold === null ? r('review.no_gold') : <strong><ValueLabel criterion={criterion} value={item.gold} language={dataset.language} /></strong>}
                 {item.adjudication && <div class="sub">{r('review.adjudicated', { who: item.adjudication.adjudicator_email, reason: item.adjudication.reason })}</div>}
               </dd>
               <dt>{r('review.judge_score')}</dt>
@@ -323,14 +318,14 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
                   {item.score.reason && <span class="sub"> {item.score.reason}</span>}
                 </>}
               </dd>
-              {criterion.kind !== 'numeric' && item.comparison.judgeValue !== null && <><dt>{r('review.judge_verdict')}</dt><dd>{valueLabel(criterion, item.comparison.judgeValue)}</dd></>}
+              {criterion.kind !== 'numeric' && item.comparison.judgeValue !== null && <><dt>{r('review.judge_verdict')}</dt><dd><ValueLabel criterion={criterion} value={item.comparison.judgeValue} language={dataset.language} /></dd></>}
               <dt>{r('review.gap')}</dt><dd>{fmt(item.comparison.gap)}</dd>
             </dl>
             {item.trace?.computation && <p class="computation">{computationIn(item.trace, t)}</p>}
             {item.score && <p><a href={`/runs/${run.id}/scores/${response.id}`}>{r('review.full_trace')}</a></p>}
           </section>
 
-          <ExpertLabels ctx={ctx} experts={item.experts} hidden={item.hidden} show={(v) => valueLabel(criterion, v)} />
+          <ExpertLabels ctx={ctx} experts={item.experts} hidden={item.hidden} show={(v) => <ValueLabel criterion={criterion} value={v} language={dataset.language} />} />
 
           <section class="card" aria-labelledby="verdict-heading">
             <h2 id="verdict-heading">{r('review.current_verdict')}</h2>
@@ -340,7 +335,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
               <VerdictForm ctx={ctx} action={`${base}/${response.id}?${q}`} prefix="rv" chosen={chosen} note={note} errors={errors}
                 versions={{ verdict: item.verdict?.version ?? 0, gold: item.adjudication?.version ?? 0 }}
                 verdictHint={(v) => r(`review.verdict_${v}_hint`)} guidelines={{ href: guidelines, criterion: criterion.name }}
-                gold={correctable ? { label: r('review.correct_gold'), hint: r('review.correct_gold_hint'), options, choice: goldChoice } : null}
+                gold={correctable ? { label: r('review.correct_gold'), hint: r('review.correct_gold_hint'), options, lang: textLang(dataset.language), choice: goldChoice } : null}
                 cannotAdjudicate={criterion.kind !== 'numeric'} />
             )}
           </section>
