@@ -249,8 +249,8 @@ export function importService(db: DB, audit: AuditQueries,
   }
 
   return {
-    /** Starts the reading thread (imports start it themselves; the server does at start, so the first import does not wait). */
-    warm: (): Promise<void> => reader.ready(),
+    /** Starts the reading thread and warms it up (imports start it themselves, without; the server does at start, so the first import neither waits nor is read by cold code). */
+    warm: (): Promise<void> => reader.ready({ warmUp: true }),
     close: (): Promise<void> => reader.close(),
 
     /**

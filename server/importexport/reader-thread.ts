@@ -68,8 +68,12 @@ export const MAX_ERRORS = 50;
 const STALL_MS = 60_000;
 
 export interface ReaderThread {
-  /** Resolves when the worker has loaded (imports wait for it without blocking). */
-  ready(): Promise<void>;
+  /**
+   * Resolves when the worker has loaded (imports wait for it without blocking). `warmUp`: a thread this
+   * call starts first reads made-up rows (reader-warmup.ts), as the server's at start; a thread an
+   * import starts does not, so that it reads the import at once.
+   */
+  ready(options?: { warmUp?: boolean }): Promise<void>;
   /** Batches of one file, then its summary, each taken synchronously; stopping early cancels the reading. A failure is thrown. */
   read(file: string, options: { format?: ImportFormat | undefined; filename?: string | undefined; scoreColumns?: string[] | undefined; sheet?: string | undefined }): Generator<ReadResult>;
   close(): Promise<void>;
@@ -79,8 +83,8 @@ export function readerThread(): ReaderThread {
   let worker: Worker | null = null;
   let loaded: Promise<void> | null = null;
 
-  const start = (): Promise<void> => {
-    const w = new Worker(new URL('../worker-boot.mjs', import.meta.url), { workerData: { entry: new URL('./reader-worker.ts', import.meta.url).href } });
+  const start = (warmUp: boolean): Promise<void> => {
+    const w = new Worker(new URL('../worker-boot.mjs', import.meta.url), { workerData: { entry: new URL('./reader-worker.ts', import.meta.url).href, warmUp } });
     w.unref();
     worker = w;
     loaded = new Promise<void>((resolve, reject) => {
@@ -94,7 +98,7 @@ export function readerThread(): ReaderThread {
   };
 
   return {
-    ready: () => loaded ?? start(),
+    ready: ({ warmUp = false } = {}) => loaded ?? start(warmUp),
 
     *read(file, options) {
       if (!worker) throw new Error('import reader: not started (await ready() first)');

@@ -1,13 +1,14 @@
 // The import reader's worker thread (see reader-thread.ts): reads and checks a file, works out each
 // row's question key, answer hash and JSON cells, and sends the rows in batches. After the first bad
 // row it sends no more rows but keeps reading, so the report names every problem in the file.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { readImportBatches } from '../io/read.ts';
 import type { RowError } from '../io/errors.ts';
 import type { ImportRow } from '../io/schema.ts';
 import { questionKey } from '../samples/key.ts';
 import { responseHash } from '../responses/queries.ts';
 import { CANCELLED, MAX_ERRORS, MAX_IN_FLIGHT, POSTED, TAKEN } from './reader-thread.ts';
+import { warmUp } from './reader-warmup.ts';
 import type { ReaderMessage, ReadJob, ReadRow, ReadSummary, ResponseCells } from './reader-thread.ts';
 
 /** How long one wait for the importing thread lasts before the cancel flag is looked at again. */
@@ -109,4 +110,8 @@ async function read(job: ReadJob): Promise<void> {
 // Jobs arrive one at a time (the importing thread waits for each), but a cancelled one may still be
 // winding down when the next arrives; each has its own port and counters.
 parentPort!.on('message', (job: ReadJob) => { void read(job); });
+// Started by the server (import-service.ts warm), ready once the reading code has run (reader-warmup.ts):
+// the first import is then read at full speed. The warm-up only saves time; should it fail, the thread
+// reads files all the same.
+if ((workerData as { warmUp?: boolean }).warmUp) await warmUp(toReadRow).catch(() => 0);
 parentPort!.postMessage('ready');

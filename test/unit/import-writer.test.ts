@@ -8,7 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestContext, type TestContext } from '../helpers.ts';
 import type { DB } from '../../server/db/connection.ts';
 import type { AppContext } from '../../server/app-context.ts';
-import { readerThread } from '../../server/importexport/reader-thread.ts';
+import { readerThread, type ReadRow } from '../../server/importexport/reader-thread.ts';
+import { WARM_ROWS, warmUp } from '../../server/importexport/reader-warmup.ts';
+import { questionKey } from '../../server/samples/key.ts';
 import type { ImportSummary } from '../../server/importexport/import-service.ts';
 
 let dir: string;
@@ -129,6 +131,34 @@ describe('reader thread', () => {
       }
       expect(rows).toBe(3000);
       expect(summary).toMatchObject({ rows: 3000, totalErrors: 0 });
+    } finally {
+      await reader.close();
+    }
+  });
+});
+
+describe('reader thread warm-up', () => {
+  it('reads every made-up row as a row, through the same checks and question keys as a file', async () => {
+    const keys = new Set<string>();
+    const rows = await warmUp((_line, row) => keys.add(questionKey(row.sample.question)));
+    // All of them read as rows (had they failed the checks, only the error path would have run), each a question of its own.
+    expect(rows).toBe(WARM_ROWS);
+    expect(keys.size).toBe(WARM_ROWS);
+  });
+
+  it('leaves nothing of itself in the first file a warmed-up thread reads', async () => {
+    const reader = readerThread();
+    try {
+      await reader.ready({ warmUp: true }); // as the server starts it (import-service.ts warm)
+      const file = writeJsonl(Array.from({ length: 5 }, (_, i) => ({ user_input: question(i), reference: `答案 ${i}` })));
+      const rows: ReadRow[] = [];
+      let summary = null;
+      for (const message of reader.read(file, { format: 'jsonl' })) {
+        if (message.type === 'rows') rows.push(...message.rows);
+        else summary = message.summary;
+      }
+      expect(rows.map((r) => [r[0], r[2]])).toEqual(Array.from({ length: 5 }, (_, i) => [i + 1, question(i)]));
+      expect(summary).toMatchObject({ rows: 5, totalErrors: 0 });
     } finally {
       await reader.close();
     }
