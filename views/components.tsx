@@ -4,7 +4,7 @@ import type { FieldErrors } from '../server/http/forms.ts';
 import type { T } from '../server/i18n/index.ts';
 import { clip } from '../server/limits.ts';
 import type { Criterion } from '../server/criteria/queries.ts';
-import { choices } from '../server/criteria/values.ts';
+import { optionLabel } from '../server/criteria/values.ts';
 
 export function Csrf({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
@@ -86,8 +86,8 @@ export function textLang(language: 'zh' | 'en'): string {
  */
 export function ValueLabel({ criterion, value, language }: { criterion: Criterion; value: string | null; language: 'zh' | 'en' }) {
   if (value === null) return <>—</>;
-  const option = choices(criterion).find((o) => o.value === value);
-  return option ? <span lang={textLang(language)}>{option.label}</span> : <>{value}</>;
+  const label = optionLabel(criterion, value);
+  return label === undefined ? <>{value}</> : <span lang={textLang(language)}>{label}</span>;
 }
 
 /**

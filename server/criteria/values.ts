@@ -37,6 +37,11 @@ export function choices(c: CriterionShape): CriterionOption[] {
   return [];
 }
 
+/** The label of the option whose value this is; undefined for a value without one (a number, or a value no option has). */
+export function optionLabel(c: CriterionShape, value: string): string | undefined {
+  return choices(c).find((o) => o.value === value)?.label;
+}
+
 /** Canonical value or null when the raw value is not allowed for this criterion. */
 export function canonicalValue(c: CriterionShape, raw: string): string | null {
   const text = raw.trim();

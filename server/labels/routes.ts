@@ -15,7 +15,7 @@ import { pageNumber, type FieldErrors } from '../http/forms.ts';
 import { LabelPage, QueueDone, Workspace, type QueueDoneView, type WorkspaceItem } from '../../views/pages/label.tsx';
 import { HistoryList, LabelStart, type HistoryItem } from '../../views/pages/label-history.tsx';
 import type { HistoryPage, HistoryState } from './history.ts';
-import { choices } from '../criteria/values.ts';
+import { optionLabel } from '../criteria/values.ts';
 import { waitingFor } from '../datasets/waiting.ts';
 import type { Html } from '../../views/jsx-runtime.ts';
 import { LIMITS } from '../limits.ts';
@@ -222,7 +222,7 @@ export function labelRoutes(app: AppContext): Router {
     const cs = criteria.forDatasetRow(dataset).filter((c) => c.target === 'response');
     return found.rows.map((row) => ({ ...row, values: cs.flatMap((c) => {
       const v = found.values.get(row.annotation_id)?.get(c.id);
-      return v === undefined ? [] : [{ criterion: c.name, value: choices(c).find((o) => o.value === v)?.label ?? v }];
+      return v === undefined ? [] : [{ criterion: c.name, value: optionLabel(c, v) ?? v }];
     }) }));
   }
 

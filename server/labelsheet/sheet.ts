@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { DB } from '../db/connection.ts';
 import type { Criterion } from '../criteria/queries.ts';
-import { choices } from '../criteria/values.ts';
+import { choices, optionLabel } from '../criteria/values.ts';
 import { CLAIM_MINUTES } from '../labels/queries.ts';
 import type { T } from '../i18n/index.ts';
 import { XlsxWriter, type CellStyle, type CellValue, type ColumnSpec, type Validation } from '../xlsx/write.ts';
@@ -136,7 +136,7 @@ export async function writeLabellingSheet(q: SheetQueries, input: SheetInput, ou
         for (const s of slots) {
           const value = r.annotation_id === null ? undefined : own.get(`${r.annotation_id}:${s.criterion.id}:${s.context}`);
           // A draft's value is shown as its option's label, as the drop-down offers it.
-          values[s.column] = value === undefined ? null : (choices(s.criterion).find((o) => o.value === value)?.label ?? value);
+          values[s.column] = value === undefined ? null : (optionLabel(s.criterion, value) ?? value);
           if (s.context >= contexts.length) styles[s.column] = 'blank';
         }
         values[rationaleColumn] = r.rationale || null;
