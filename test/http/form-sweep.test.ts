@@ -64,6 +64,14 @@ async function crawl(client: Client): Promise<{ pages: Page[]; forms: Form[] }> 
   return { pages, forms: ordered.filter((f) => !/\/logout/.test(f.action)) };
 }
 
+/** Sends one request and notes it in `failures` when it is answered with a server error or logs one. */
+async function answeredWithoutError(failures: string[], what: string, send: () => Promise<{ status: number }>): Promise<void> {
+  const logged = app.logs.length;
+  const res = await send();
+  const errors = app.logs.slice(logged).filter((line) => line.includes('"level":"error"'));
+  if (res.status >= 500 || errors.length) failures.push(`${what}: ${res.status} ${errors[0]?.slice(0, 200) ?? ''}`);
+}
+
 /** What a client that does not build its requests from the page may send as a value. */
 const ODD_VALUES = ['x'.repeat(200_000), 'a\u0000b', '\ud800', '1e309', '-1', '1.5'];
 
@@ -84,10 +92,7 @@ describe('every form and every page, sent what no browser sends', () => {
           const params = new URLSearchParams(query);
           params.delete(name);
           for (const v of values) params.append(name, v);
-          const logged = app.logs.length;
-          const res = await admin.get(`${path}?${params}`);
-          const errors = app.logs.slice(logged).filter((line) => line.includes('"level":"error"'));
-          if (res.status >= 500 || errors.length) failures.push(`GET ${path} ${name}=${JSON.stringify(values).slice(0, 40)}: ${res.status} ${errors[0]?.slice(0, 200) ?? ''}`);
+          await answeredWithoutError(failures, `GET ${path} ${name}=${JSON.stringify(values).slice(0, 40)}`, () => admin.get(`${path}?${params}`));
         }
       }
     }
@@ -113,19 +118,15 @@ describe('every form and every page, sent what no browser sends', () => {
           for (const v of values(form.fields.find(([n]) => n === name)![1])) body.append(name, v);
           // As a page load (the whole page again) and as htmx (the form's fragment): two different renderings.
           for (const htmx of [false, true]) {
-            const logged = app.logs.length;
-            const res = await admin.request('POST', form.action, { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(htmx ? { 'HX-Request': 'true' } : {}) } });
-            const errors = app.logs.slice(logged).filter((line) => line.includes('"level":"error"'));
-            if (res.status >= 500 || errors.length) failures.push(`${form.action} (${form.page}) ${name} ${label}${htmx ? ', htmx' : ''}: ${res.status} ${errors[0]?.slice(0, 200) ?? ''}`);
+            await answeredWithoutError(failures, `${form.action} (${form.page}) ${name} ${label}${htmx ? ', htmx' : ''}`, () => admin.request('POST', form.action,
+              { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(htmx ? { 'HX-Request': 'true' } : {}) } }));
           }
         }
         // The app also reads JSON bodies (for the API), so a form's route may be sent one with any type in a field.
         for (const odd of [{ a: 1 }, 5, true, [['a']]]) {
           const body = { ...Object.fromEntries(form.fields), [name]: odd, _csrf: admin.csrf };
-          const logged = app.logs.length;
-          const res = await admin.request('POST', form.action, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-          const errors = app.logs.slice(logged).filter((line) => line.includes('"level":"error"'));
-          if (res.status >= 500 || errors.length) failures.push(`${form.action} (${form.page}) ${name} as JSON ${JSON.stringify(odd)}: ${res.status} ${errors[0]?.slice(0, 200) ?? ''}`);
+          await answeredWithoutError(failures, `${form.action} (${form.page}) ${name} as JSON ${JSON.stringify(odd)}`, () => admin.request('POST', form.action,
+            { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
         }
       }
     }
