@@ -162,6 +162,16 @@ export function cpuMsOf(pid: number): number | null {
 }
 
 /**
+ * CPU time (user + system, ms) of a process's main thread alone (the thread whose id is the process's),
+ * from /proc/<pid>/task/<pid>/stat; null where there is none. The rest of cpuMsOf is other threads':
+ * V8's garbage-collection helpers, worker threads (the checkpointer), libuv's pool.
+ */
+export function mainThreadCpuMsOf(pid: number): number | null {
+  const f = procStat(`${pid}/task/${pid}`);
+  return f && (Number(f[11]) + Number(f[12])) * 10;
+}
+
+/**
  * Write system calls a process has made and the bytes they wrote (all its threads), from
  * /proc/<pid>/io; null where there is none. Counts writes to files and sockets alike.
  */

@@ -36,7 +36,7 @@ import { questionKey } from '../server/samples/queries.ts';
 import { responseHash } from '../server/responses/queries.ts';
 import { CLAIM_MINUTES, labelQueries } from '../server/labels/queries.ts';
 import {
-  BENCH_DIR, benchContext, cpuMsOf, writeCallsOf, failOnChecks, flag, intArg, isMain, median, ms, openBenchApp, PASSWORD, printChecks, prng, ROOT, runInfo,
+  BENCH_DIR, benchContext, cpuMsOf, mainThreadCpuMsOf, writeCallsOf, failOnChecks, flag, intArg, isMain, median, ms, openBenchApp, PASSWORD, printChecks, prng, ROOT, runInfo,
   sentence, startChild, strArg, table, tempDir, writeResult, type ChildHandle,
 } from './common.ts';
 
@@ -317,6 +317,8 @@ async function startServer(mode: 'goldset' | 'bare', dbFile?: string, nodeFlags:
 interface Run {
   reqPerSec: number; total: number; p50: number; p90: number; p99: number; max: number; mean: number; errors: number; timeouts: number; non2xx: number;
   serverCpuMsPerReq: number | null;
+  /** The part of serverCpuMsPerReq spent in the server's main thread (the rest: GC helpers, the checkpointer, libuv's pool). */
+  mainCpuMsPerReq: number | null;
   /** The server's write system calls (log, database and temporary files, sockets) and their bytes, per request. */
   writesPerReq: { calls: number; bytes: number } | null;
 }
@@ -333,20 +335,22 @@ function joinSlices(slices: Run[], seconds: number): Run {
   const latency = (f: (r: Run) => number) => Math.round(weighted(f) * 10) / 10; // to 0.1 ms
   const perReq = (f: (r: Run) => number | null) => (slices.every((r) => f(r) !== null) ? weighted((r) => f(r)!) : null);
   const cpu = perReq((r) => r.serverCpuMsPerReq);
+  const mainCpu = perReq((r) => r.mainCpuMsPerReq);
   const calls = perReq((r) => r.writesPerReq?.calls ?? null), bytes = perReq((r) => r.writesPerReq?.bytes ?? null);
   return {
     reqPerSec: total / seconds, total, p50: latency((r) => r.p50), p90: latency((r) => r.p90), p99: latency((r) => r.p99),
     max: Math.max(...slices.map((r) => r.max)), mean: latency((r) => r.mean),
     errors: slices.reduce((a, r) => a + r.errors, 0), timeouts: slices.reduce((a, r) => a + r.timeouts, 0), non2xx: slices.reduce((a, r) => a + r.non2xx, 0),
-    serverCpuMsPerReq: cpu, writesPerReq: calls === null || bytes === null ? null : { calls, bytes },
+    serverCpuMsPerReq: cpu, mainCpuMsPerReq: mainCpu, writesPerReq: calls === null || bytes === null ? null : { calls, bytes },
   };
 }
 
-function summarize(r: AcResult, serverCpuMs: number | null, writes: { calls: number; bytes: number } | null): Run {
+function summarize(r: AcResult, serverCpuMs: number | null, mainCpuMs: number | null, writes: { calls: number; bytes: number } | null): Run {
+  const perReq = (x: number | null) => (x === null || r.requests.total === 0 ? null : x / r.requests.total);
   return {
     reqPerSec: r.requests.average, total: r.requests.total, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max,
     mean: r.latency.mean, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx,
-    serverCpuMsPerReq: serverCpuMs === null || r.requests.total === 0 ? null : serverCpuMs / r.requests.total,
+    serverCpuMsPerReq: perReq(serverCpuMs), mainCpuMsPerReq: perReq(mainCpuMs),
     writesPerReq: writes === null || r.requests.total === 0 ? null : { calls: writes.calls / r.requests.total, bytes: writes.bytes / r.requests.total },
   };
 }
@@ -354,12 +358,12 @@ function summarize(r: AcResult, serverCpuMs: number | null, writes: { calls: num
 type LoadOptions = Omit<AcOptions, 'url' | 'connections' | 'duration'>;
 
 async function measure(child: Child, opts: LoadOptions, seconds: number): Promise<Run> {
-  const cpu0 = cpuMsOf(child.proc.pid!);
+  const cpu0 = cpuMsOf(child.proc.pid!), main0 = mainThreadCpuMsOf(child.proc.pid!);
   const w0 = writeCallsOf(child.proc.pid!);
   const result = await autocannon({ url: child.url, connections: CONNECTIONS, duration: seconds, pipelining: 1, timeout: 10, ...opts });
-  const cpu1 = cpuMsOf(child.proc.pid!);
+  const cpu1 = cpuMsOf(child.proc.pid!), main1 = mainThreadCpuMsOf(child.proc.pid!);
   const w1 = writeCallsOf(child.proc.pid!);
-  return summarize(result, cpu0 === null || cpu1 === null ? null : cpu1 - cpu0, w0 && w1 && { calls: w1.calls - w0.calls, bytes: w1.bytes - w0.bytes });
+  return summarize(result, cpu0 === null || cpu1 === null ? null : cpu1 - cpu0, main0 === null || main1 === null ? null : main1 - main0, w0 && w1 && { calls: w1.calls - w0.calls, bytes: w1.bytes - w0.bytes });
 }
 
 const BARE_BODY = 'x'.repeat(120);
@@ -645,6 +649,8 @@ async function main(): Promise<void> {
     const floorRps = medianOf(floorRuns, (r) => r.reqPerSec);
     const floorRatio = median(floorRuns.map((f, i) => f.reqPerSec / bareRuns[i]!.reqPerSec));
     const floorCpu = floorRuns.every((r) => r.serverCpuMsPerReq !== null) ? medianOf(floorRuns, (r) => r.serverCpuMsPerReq!) : null;
+    const mainCpuOf = (runs: Run[]) => (runs.every((r) => r.mainCpuMsPerReq !== null) ? Math.round(median(runs.map((r) => r.mainCpuMsPerReq!)) * 1000) : null);
+    const mainCpu = { goldset: mainCpuOf(goldRuns), floor: mainCpuOf(floorRuns) };
     const writesOf = (runs: Run[]) => runs.every((r) => r.writesPerReq !== null)
       ? { calls: medianOf(runs, (r) => r.writesPerReq!.calls), bytes: medianOf(runs, (r) => r.writesPerReq!.bytes) } : null;
     const goldWrites = writesOf(goldRuns), floorWrites = writesOf(floorRuns);
@@ -677,6 +683,8 @@ async function main(): Promise<void> {
       ['goldset non-2xx / errors / timeouts (all runs)', `${sum(goldRuns, (r) => r.non2xx)} / ${sum(goldRuns, (r) => r.errors)} / ${sum(goldRuns, (r) => r.timeouts)}`],
       ['server CPU per request, bare / goldset', goldCpu === null || bareCpu === null ? 'n/a (no /proc)' :
         `${(bareCpu * 1000).toFixed(0)} µs / ${(goldCpu * 1000).toFixed(0)} µs  (= ${(bareCpu / goldCpu).toFixed(3)}, cross-check of the ratio)`],
+      ['of which the main thread, floor / goldset', mainCpu.goldset === null || mainCpu.floor === null ? 'n/a (no /proc)' :
+        `${mainCpu.floor} µs / ${mainCpu.goldset} µs  (the rest: other threads — V8's GC helpers, the checkpointer, libuv's pool)`],
       ['server write calls per request, floor / goldset', goldWrites === null || floorWrites === null ? 'n/a (no /proc)' :
         `${floorWrites.calls.toFixed(1)} / ${goldWrites.calls.toFixed(1)}  (${(floorWrites.bytes / 1024).toFixed(1)} / ${(goldWrites.bytes / 1024).toFixed(1)} KB: answer, log, temporary files)`],
       ['SQL per request (probe, unloaded)', probeResult ? `${probeResult.statementsPerRequest.toFixed(1)} statements in ${probeResult.transactionsPerRequest.toFixed(1)} transaction(s), ` +
@@ -734,6 +742,7 @@ async function main(): Promise<void> {
       middlewareFloor: { reqPerSec: Math.round(floorRps), ratioToBare: Number(floorRatio.toFixed(3)), goldsetRatioToFloor: Number((goldRps / floorRps).toFixed(3)),
         cpuUsPerReq: floorCpu === null ? null : Math.round(floorCpu * 1000) },
       serverCpuUsPerReq: { bare: bareCpu === null ? null : Math.round(bareCpu * 1000), goldset: goldCpu === null ? null : Math.round(goldCpu * 1000) },
+      mainThreadCpuUsPerReq: mainCpu,
       serverWritesPerReq: { floor: floorWrites && { calls: +floorWrites.calls.toFixed(1), kb: +(floorWrites.bytes / 1024).toFixed(1) },
         goldset: goldWrites && { calls: +goldWrites.calls.toFixed(1), kb: +(goldWrites.bytes / 1024).toFixed(1) } },
       sql: probeResult && { statementsPerRequest: Number(probeResult.statementsPerRequest.toFixed(2)), transactionsPerRequest: probeResult.transactionsPerRequest,
