@@ -63,6 +63,25 @@ export function Pager({ t, page, more, pages, href }: { t: T; page: number; more
   );
 }
 
+/** A link of ItemPager: where it goes and what it says. */
+export interface PagerLink { href: string; text: string }
+
+/**
+ * The pager of an item page reached from a queue: back to the queue on the left, the previous and
+ * next items together on the right (where the hand goes to step through items).
+ */
+export function ItemPager({ label, back, prev, next }: { label: string; back: PagerLink; prev?: PagerLink | undefined; next?: PagerLink | undefined }) {
+  return (
+    <nav class="pager" aria-label={label}>
+      <a class="btn ghost small" href={back.href}>{back.text}</a>
+      <span class="pager-steps">
+        {prev && <a class="btn ghost small" rel="prev" href={prev.href}>{prev.text}</a>}
+        {next && <a class="btn ghost small" rel="next" href={next.href}>{next.text}</a>}
+      </span>
+    </nav>
+  );
+}
+
 /**
  * A text cut to at most `n` characters for a list or a table cell, its end marked with an ellipsis,
  * never splitting a character outside the Basic Multilingual Plane (server/limits.ts clip).

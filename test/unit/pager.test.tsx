@@ -1,7 +1,7 @@
 // The one pager of every paged list (samples, history, runs, disagreements, both review queues).
 import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../views/jsx-runtime.ts';
-import { Pager } from '../../views/components.tsx';
+import { ItemPager, Pager } from '../../views/components.tsx';
 import { translator } from '../../server/i18n/index.ts';
 
 const t = translator('en');
@@ -22,5 +22,24 @@ describe('Pager', () => {
 
   it('speaks the page\'s language', () => {
     expect(renderHtml(<Pager t={translator('zh')} page={2} more={false} pages={2} href={href} />)).toContain(translator('zh')('action.prev'));
+  });
+});
+
+describe('ItemPager', () => {
+  const back = { href: '/queue?x=1#item-7', text: 'Back to the queue' };
+  it('puts the way back first and the previous and next items together after it', () => {
+    const html = renderHtml(<ItemPager label="Items" back={back} prev={{ href: '/queue/6', text: 'Previous' }} next={{ href: '/queue/8', text: 'Next' }} />);
+    expect(html).toBe('<nav class="pager" aria-label="Items"><a class="btn ghost small" href="/queue?x=1#item-7">Back to the queue</a>' +
+      '<span class="pager-steps"><a class="btn ghost small" rel="prev" href="/queue/6">Previous</a>' +
+      '<a class="btn ghost small" rel="next" href="/queue/8">Next</a></span></nav>');
+  });
+
+  it('leaves out a step that does not exist, with no placeholder in its place', () => {
+    const first = renderHtml(<ItemPager label="Items" back={back} next={{ href: '/queue/8', text: 'Next' }} />);
+    expect(first).not.toContain('rel="prev"');
+    expect(first).toContain('<span class="pager-steps"><a class="btn ghost small" rel="next"');
+    const only = renderHtml(<ItemPager label="Items" back={back} />);
+    expect(only).toContain('<span class="pager-steps"></span>');
+    expect(only.match(/<a /g)).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@
 // context under review: the context with the judge's reason beside it, the experts' labels and rationales,
 // the response's other contexts, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemTexts, Pager, shorten, textLang } from '../components.tsx';
+import { ItemPager, ItemTexts, Pager, shorten, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
@@ -139,11 +139,9 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
   const guidelines = `/datasets/${dataset.id}/criteria#gl-${criterion.id}`;
   const title = t('ctxr.item_title', { id: response.id, rank: here.rank });
   const pager = (where: 'top' | 'bottom') => (
-    <nav class="pager" aria-label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')}>
-      {prev ? <a class="btn ghost small" rel="prev" href={`${base}/${prev.rid}/${prev.rank}?${query}`}>{r('review.prev_item')}</a> : <span />}
-      <a class="btn ghost small" href={`${base}?${query}#ctx-${response.id}-${here.rank}`}>{r('review.back')}</a>
-      {next ? <a class="btn ghost small" rel="next" href={`${base}/${next.rid}/${next.rank}?${query}`}>{r('review.next_item')}</a> : <span />}
-    </nav>
+    <ItemPager label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')} back={{ href: `${base}?${query}#ctx-${response.id}-${here.rank}`, text: r('review.back') }}
+      prev={prev ? { href: `${base}/${prev.rid}/${prev.rank}?${query}`, text: r('review.prev_item') } : undefined}
+      next={next ? { href: `${base}/${next.rid}/${next.rank}?${query}`, text: r('review.next_item') } : undefined} />
   );
   return (
     <Layout ctx={ctx} title={title} wide>

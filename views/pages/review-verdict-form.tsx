@@ -65,7 +65,7 @@ export function VerdictForm({ ctx, action, prefix, versions, chosen, verdictHint
           <p class="hint" id={id('gold-hint')}>{gold.hint}</p>
           {err('gold')}
         </div>
-      ) : cannotAdjudicate && <p class="hint">{r('review.cannot_adjudicate')}</p>}
+      ) : cannotAdjudicate && <p class="hint standalone">{r('review.cannot_adjudicate')}</p>}
       <div class={errors?.note ? 'field has-error' : 'field'}>
         <label for={id('note')}>{r('review.note')}</label>
         <textarea id={id('note')} name="note" rows={3} maxLength={LIMITS.note} aria-describedby={described('note')}>{note}</textarea>

@@ -1,7 +1,7 @@
 // The audit queue (items where judge and gold disagree, worst first) and one item under review: the item,
 // the experts' labels and rationales, the judge's trace, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemTexts, Pager, shorten, textLang, ValueLabel } from '../components.tsx';
+import { ItemPager, ItemTexts, Pager, shorten, textLang, ValueLabel } from '../components.tsx';
 import { VerdictForm } from './review-verdict-form.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -282,11 +282,9 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
   const goldChoice = values.gold ?? judgeChoice;
   const guidelines = `/datasets/${dataset.id}/criteria#gl-${criterion.id}`;
   const pager = (where: 'top' | 'bottom') => (
-    <nav class="pager" aria-label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')}>
-      {prev !== undefined ? <a class="btn ghost small" rel="prev" href={`${base}/${prev}?${q}`}>{r('review.prev_item')}</a> : <span />}
-      <a class="btn ghost small" href={`${base}?${q}#item-${response.id}`}>{r('review.back')}</a>
-      {next !== undefined ? <a class="btn ghost small" rel="next" href={`${base}/${next}?${q}`}>{r('review.next_item')}</a> : <span />}
-    </nav>
+    <ItemPager label={where === 'top' ? r('review.item_nav') : t('fh.item_nav_bottom')} back={{ href: `${base}?${q}#item-${response.id}`, text: r('review.back') }}
+      prev={prev === undefined ? undefined : { href: `${base}/${prev}?${q}`, text: r('review.prev_item') }}
+      next={next === undefined ? undefined : { href: `${base}/${next}?${q}`, text: r('review.next_item') }} />
   );
   return (
     <Layout ctx={ctx} title={r('review.item_title', { id: response.id })} wide>
