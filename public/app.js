@@ -24,9 +24,11 @@
       if (e.target.form.elements.back) e.target.form.elements.back.value = location.pathname + location.search;
       e.target.form.requestSubmit();
     }
-    // Judge settings: a provider preset fills in its usual address and models.
+    // Judge settings: a provider preset fills in its usual address and models, and says its note.
     if (e.target.matches && e.target.matches('select[data-preset-select]')) {
       var o = e.target.selectedOptions[0];
+      var note = document.getElementById(e.target.id + '-note');
+      if (note && o) note.textContent = o.dataset.note || '';
       if (!o || !o.dataset.baseUrl) return;
       var form = e.target.form;
       form.elements.base_url.value = o.dataset.baseUrl;

@@ -15,6 +15,11 @@ interface FieldProps {
   label: string;
   errors?: FieldErrors | undefined;
   hint?: string | undefined;
+  /**
+   * A second hint that the page's script may rewrite as the control changes (a provider's note for
+   * the chosen provider): `<id>-note`, announced when it changes, and describing the control too.
+   */
+  note?: string | undefined;
   children: Children;
   id?: string | undefined;
 }
@@ -23,15 +28,16 @@ interface FieldProps {
  * A labelled control with its hint and its error beside it, wired up for screen readers: the control
  * (the child whose id is `id`, `f-<name>` by default) is described by them and marked invalid with an error.
  */
-export function Field({ name, label, errors, hint, children, id }: FieldProps) {
+export function Field({ name, label, errors, hint, note, children, id }: FieldProps) {
   const error = errors?.[name];
   const fieldId = id ?? `f-${name}`;
-  const messages = [hint ? `${fieldId}-hint` : '', error ? `${fieldId}-error` : ''].filter(Boolean).join(' ');
+  const messages = [hint ? `${fieldId}-hint` : '', note !== undefined ? `${fieldId}-note` : '', error ? `${fieldId}-error` : ''].filter(Boolean).join(' ');
   return (
     <div class={error ? 'field has-error' : 'field'}>
       <label for={fieldId}>{label}</label>
       {messages ? describeControl(children, fieldId, messages, Boolean(error)) : children}
       {hint && <p class="hint" id={`${fieldId}-hint`}>{hint}</p>}
+      {note !== undefined && <p class="hint" id={`${fieldId}-note`} aria-live="polite">{note}</p>}
       {error && <p class="error" id={`${fieldId}-error`} role="alert">{error}</p>}
     </div>
   );

@@ -188,6 +188,15 @@ for (const lang of ['en', 'zh'] as const) {
 
     it('sets up the judge against the fake server (chat and embeddings tested), runs it, and the scores table follows the live progress', async () => {
       await admin.goto(app.url + '/settings/judge');
+      // A provider fills in its address and says its note, in the page's language; "other" says none.
+      const provider = admin.getByLabel(t('judge.preset'));
+      await provider.selectOption({ label: t('judge.preset_ollama') });
+      expect(await admin.locator('#f-preset-note').textContent()).toBe(t('judge.preset_note_ollama'));
+      expect(await admin.locator('#f-preset-note').isVisible()).toBe(true);
+      expect(await admin.getByLabel(t('judge.base_url')).inputValue()).toBe('http://localhost:11434/v1');
+      await provider.selectOption('custom');
+      expect(await admin.locator('#f-preset-note').isVisible()).toBe(false);
+      await admin.getByLabel(t('judge.structured')).selectOption('json_schema');
       await admin.getByLabel(t('judge.base_url')).fill(fake.baseURL);
       await admin.getByLabel(t('judge.api_key')).fill('sk-test');
       await admin.getByLabel(t('judge.chat_model')).fill('fake-chat');

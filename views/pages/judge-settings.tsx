@@ -3,7 +3,7 @@ import { Layout, type PageContext } from '../layout.tsx';
 import { Csrf, Field, FormError } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { PublicJudgeSettings } from '../../server/judge/settings.ts';
-import { presets } from '../../server/llm/presets.ts';
+import { findPreset, presets } from '../../server/llm/presets.ts';
 import type { TestConnectionResult } from '../../server/llm/client.ts';
 
 
@@ -39,6 +39,7 @@ export function ConnectionResult({ ctx, result, embeddings = null, embeddingMetr
 export function JudgeSettingsPage({ ctx, settings, errors }: { ctx: PageContext; settings: PublicJudgeSettings; errors?: FieldErrors }) {
   const { t } = ctx;
   const s = settings;
+  const chosen = findPreset(s.preset);
   return (
     <Layout ctx={ctx} title={t('judge.settings_title')}>
       <h1>{t('judge.settings_title')}</h1>
@@ -48,12 +49,13 @@ export function JudgeSettingsPage({ ctx, settings, errors }: { ctx: PageContext;
         <Csrf token={ctx.csrfToken} />
         <input type="hidden" name="version" value={s.version} />
         <FormError errors={errors} />
-        <Field name="preset" label={t('judge.preset')} errors={errors} hint={t('judge.preset_hint')}>
+        <Field name="preset" label={t('judge.preset')} errors={errors} hint={t('judge.preset_hint')}
+          note={chosen ? t(`judge.preset_note_${chosen.id}`) : ''}>
           <select id="f-preset" name="preset" data-preset-select>
-            <option value="custom" selected={s.preset === 'custom'}>{t('judge.preset_custom')}</option>
+            <option value="custom" selected={s.preset === 'custom'} data-note="">{t('judge.preset_custom')}</option>
             {presets.map((p) => (
               <option value={p.id} selected={s.preset === p.id} data-base-url={p.baseURL} data-chat-model={p.chatModel}
-                data-embedding-model={p.embeddingModel} data-structured={p.structuredOutput}>{p.label}</option>
+                data-embedding-model={p.embeddingModel} data-structured={p.structuredOutput} data-note={t(`judge.preset_note_${p.id}`)}>{t(`judge.preset_${p.id}`)}</option>
             ))}
           </select>
         </Field>
