@@ -13,13 +13,38 @@ import { createAppContext, type AppContext } from '../server/app-context.ts';
 import { createApp } from '../server/app.ts';
 import { TEST_ENV } from './test-env.ts';
 import { loadExampleData } from '../server/datasets/example.ts';
+import { auditFieldNamed } from '../views/pages/audit-list.tsx';
 
 export interface TestApp {
   ctx: AppContext;
   url: string;
   dir: string;
   logs: string[];
+  /**
+   * Whether close() checks that the audit log can name every field of every event the app recorded
+   * (true): a new kind of event, or a new field of one, fails the test that makes it until the field
+   * has a name in the messages. A test that records made-up shapes on purpose turns it off.
+   */
+  checkAuditFields: boolean;
   close(): Promise<void>;
+}
+
+/** The fields, as "field (entity.action)", of the events in this database that the audit log has no name for. */
+export function unnamedAuditFields(db: DB): string[] {
+  const unnamed = new Set<string>();
+  for (const e of db.prepare('SELECT entity_type, action, before, after FROM audit_event').all() as { entity_type: string; action: string; before: string | null; after: string | null }[]) {
+    for (const side of [e.before, e.after]) {
+      const value: unknown = side === null ? null : JSON.parse(side);
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+      for (const key of Object.keys(value)) if (!auditFieldNamed(key)) unnamed.add(`${key} (${e.entity_type}.${e.action})`);
+    }
+  }
+  return [...unnamed];
+}
+
+function checkAuditFields(db: DB): void {
+  const unnamed = unnamedAuditFields(db);
+  if (unnamed.length) throw new Error(`audit events record fields the audit log has no name for (add audit.field.* messages): ${unnamed.join(', ')}`);
 }
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
@@ -34,15 +59,20 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     const s = createApp(ctx).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
-  return {
-    ctx, dir, logs, url: `http://127.0.0.1:${port}`,
+  const app: TestApp = {
+    ctx, dir, logs, url: `http://127.0.0.1:${port}`, checkAuditFields: true,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await ctx.imports.close();
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      try {
+        if (app.checkAuditFields && db.open) checkAuditFields(db);
+      } finally {
+        db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
+  return app;
 }
 
 /** The app's services on a fresh, migrated SQLite file in a temp folder, without HTTP. */
@@ -58,8 +88,12 @@ export function openTestContext(prefix = 'goldset-test-'): TestContext {
     dir, file, db, ctx,
     async close() {
       await ctx.imports.close();
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      try {
+        if (db.open) checkAuditFields(db);
+      } finally {
+        db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -2,8 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setupAdmin, startTestApp, type Client, type TestApp } from '../helpers.ts';
+import { setupAdmin, startTestApp, unnamedAuditFields, type Client, type TestApp } from '../helpers.ts';
 import { en } from '../../server/i18n/en.ts';
+import { translator, type MessageKey } from '../../server/i18n/index.ts';
 import { AUDIT_TYPES, type EntityType } from '../../server/audit/queries.ts';
 
 let app: TestApp;
@@ -40,6 +41,33 @@ describe('audit log', () => {
     expect(page.text).not.toContain('sk-secret-value');
   });
 
+  it('names every field an event records, in both languages; the tests\' apps refuse to close over an event with a field it cannot name', async () => {
+    const ds = app.ctx.datasets.create(null, { name: 'A', description: '', language: 'en', domain: '' }).id;
+    app.ctx.audit.record({ actorId: null, entityType: 'import', entityId: null, datasetId: ds, action: 'import',
+      after: { file: 'a.csv', rows: 2, samples_created: 2, responses_created: 1, labels: 1, annotator: null, differs: 0 } });
+    expect(unnamedAuditFields(app.ctx.db)).toEqual([]);
+    for (const lang of ['en', 'zh'] as const) {
+      await admin.post('/locale', { locale: lang, back: '/audit' });
+      const change = /<dl class="kv compact">([\s\S]*?)<\/dl>/.exec((await admin.get('/audit?type=import')).text)![1]!;
+      for (const key of ['samples_created', 'responses_created', 'differs']) {
+        expect(change).not.toContain(`<dt>${key}</dt>`);
+        expect(change).toContain(`<dt>${translator(lang)(`audit.field.${key}` as MessageKey)}</dt>`);
+      }
+    }
+    // Values that are goldset's own words are said in the reader's language too.
+    app.ctx.audit.record({ actorId: null, entityType: 'labelling_sheet', entityId: null, datasetId: ds, action: 'upload', after: { annotator: 'e@x', state: 'submitted', items: 3, unchanged: 0 } });
+    app.ctx.audit.record({ actorId: null, entityType: 'metric', entityId: 9, datasetId: ds, action: 'create', after: { key: 'tone', kind: 'custom', output: 'binary' } });
+    const zh = translator('zh');
+    const sheet = (await admin.get('/audit?type=labelling_sheet')).text;
+    expect(sheet).toContain(`<dt>${zh('audit.field.state')}</dt><dd><span class="diff"><ins>${zh('label.submitted')}</ins>`);
+    const metric = (await admin.get('/audit?type=metric')).text;
+    expect(metric).toContain(`<ins>${zh('metrics.kind_custom')}</ins>`);
+    expect(metric).toContain(`<ins>${zh('metrics.output_binary')}</ins>`);
+    app.ctx.audit.record({ actorId: null, entityType: 'import', entityId: null, datasetId: ds, action: 'import', after: { a_field_with_no_name: 1 } });
+    expect(unnamedAuditFields(app.ctx.db)).toEqual(['a_field_with_no_name (import.import)']);
+    app.checkAuditFields = false;
+  });
+
   it('has words in both languages for every kind of entry the code records', () => {
     const kinds = recordedKinds();
     expect(kinds.length).toBeGreaterThan(20);
@@ -48,6 +76,7 @@ describe('audit log', () => {
   });
 
   it('renders one entry of every kind, and entries of any shape, in English and Chinese', async () => {
+    app.checkAuditFields = false; // made-up fields on purpose
     const ds = app.ctx.datasets.create(null, { name: 'A', description: '', language: 'en', domain: '' }).id;
     const shapes: [unknown, unknown][] = [[undefined, undefined], [null, { a: 1 }], [{ a: 1 }, null], [[1, 2], 'text'], [42, true],
       [{ nested: { deep: [1, { x: 'y' }] } }, { nested: { deep: [2] } }], [{ big: 'x'.repeat(50_000) }, { big: 'y'.repeat(50_000) }],

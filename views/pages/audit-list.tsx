@@ -26,13 +26,28 @@ function parse(json: string | null): Record<string, unknown> {
 
 const cut = (text: string) => shorten(text, MAX_VALUE_CHARS + 1);
 
-/** A value as a reader sees it: words for statuses, roles, languages and yes/no; lists one item per line; the rest as JSON. */
+/** Fields whose values are goldset's own words (a status, a role, a criterion's kind…): the message that says a value in the reader's language. */
+const VALUE_WORDS: Readonly<Record<string, (v: string) => string>> = {
+  status: (v) => `status.${v}`,
+  role: (v) => `role.${v}`,
+  language: (v) => `lang.${v}`,
+  verdict: (v) => `review.verdict_${v}`,
+  // A criterion's kind, or a metric's (custom, composite).
+  kind: (v) => (v === 'custom' || v === 'composite' ? `metrics.kind_${v}` : `kind.${v}`),
+  target: (v) => `target.${v}`,
+  output: (v) => `metrics.output_${v}`,
+  part: (v) => `calib.part_${v}`,
+  // What a labelling sheet's labels were saved as.
+  state: (v) => (v === 'submitted' ? 'label.submitted' : `status.${v}`),
+};
+
+/** A value as a reader sees it: words for statuses, roles, languages, kinds… and yes/no; lists one item per line; the rest as JSON. */
 function shown(ctx: PageContext, field: string, v: unknown): string {
   const { t } = ctx;
   if (v === null || v === undefined) return '';
   if (typeof v === 'boolean') return t(v ? 'audit.yes' : 'audit.no');
   if (typeof v === 'string') {
-    const word = field === 'status' ? `status.${v}` : field === 'role' ? `role.${v}` : field === 'language' ? `lang.${v}` : field === 'verdict' ? `review.verdict_${v}` : '';
+    const word = Object.hasOwn(VALUE_WORDS, field) ? VALUE_WORDS[field]!(v) : '';
     return word && has(ctx, word) ? t(word as MessageKey) : cut(v);
   }
   if (typeof v === 'number') return String(v);
@@ -40,9 +55,16 @@ function shown(ctx: PageContext, field: string, v: unknown): string {
   return cut(JSON.stringify(v));
 }
 
+const fieldKeys = (key: string) => [`field.${key}`, `audit.field.${key}`];
+
 function fieldName(ctx: PageContext, key: string): string {
-  for (const k of [`field.${key}`, `audit.field.${key}`]) if (has(ctx, k)) return ctx.t(k as MessageKey);
+  for (const k of fieldKeys(key)) if (has(ctx, k)) return ctx.t(k as MessageKey);
   return key;
+}
+
+/** Whether the audit log has a name for a field an event records (else it shows the key as recorded); the tests' apps check every event they made. */
+export function auditFieldNamed(key: string): boolean {
+  return fieldKeys(key).some((k) => Object.hasOwn(en, k));
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
