@@ -54,8 +54,9 @@ export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title
               <input type="hidden" name="back" value={ctx.url} />
               <label class="sr-only" for="locale-select">{t('nav.language')}</label>
               <select id="locale-select" name="locale" data-autosubmit>
-                <option value="en" selected={ctx.locale === 'en'}>English</option>
-                <option value="zh" selected={ctx.locale === 'zh'}>简体中文</option>
+                {/* Each language named in itself, and marked as such (WCAG's language of parts). */}
+                <option value="en" lang={textLang('en')} selected={ctx.locale === 'en'}>English</option>
+                <option value="zh" lang={textLang('zh')} selected={ctx.locale === 'zh'}>简体中文</option>
               </select>
               <noscript><button type="submit" class="btn small">{t('action.apply')}</button></noscript>
             </form>

@@ -61,3 +61,12 @@ describe('option labels on a page in the other language', () => {
     for (const label of labels) expect(workspace, label).toMatch(new RegExp(`<span lang="en">${escape(label)}</span>`));
   });
 });
+
+it('names each language of the header\'s picker in itself, marked with that language, on pages in either language', async () => {
+  for (const locale of ['en', 'zh']) {
+    await admin.post('/locale', { locale, back: '/datasets' });
+    const page = (await admin.get('/datasets')).text;
+    expect(page).toMatch(/<option value="en" lang="en"( selected)?>English<\/option>/);
+    expect(page).toMatch(/<option value="zh" lang="zh-CN"( selected)?>简体中文<\/option>/);
+  }
+});
