@@ -105,6 +105,28 @@ export function textLang(language: 'zh' | 'en'): string {
 }
 
 /**
+ * The language tag of a text whose language nobody declared (a person's own words: a rationale, a
+ * note, an adjudication's reason, a judge's reason, a dataset's description), for `lang`: Chinese when
+ * its Chinese characters say more than its Latin letters (a character counted as about a word, a word
+ * as about 3⅓ letters), else English. "答案说 annual leave 是 15 天" is Chinese, "The answer says 年假
+ * is 15 days" English; a text with neither is English.
+ */
+export function proseLang(text: string): string {
+  let han = 0, latin = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if ((c >= 0x3400 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x20000 && c <= 0x3134f)) han++;
+    else if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) latin++;
+  }
+  return han * 10 >= latin * 3 && han > 0 ? 'zh-CN' : 'en';
+}
+
+/** A person's own words inline, marked with the language they are written in (proseLang). */
+export function Prose({ text }: { text: string }) {
+  return <span lang={proseLang(text)}>{text}</span>;
+}
+
+/**
  * A label value as the experts see it: the option's label of a binary, categorical or ordinal
  * criterion, marked with the dataset's language (the dataset's author wrote it: 正确 on an English
  * page, "Correct" on a Chinese one); a value without an option (a number) as it is; "—" for none.

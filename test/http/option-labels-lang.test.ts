@@ -70,3 +70,23 @@ it('names each language of the header\'s picker in itself, marked with that lang
     expect(page).toMatch(/<option value="zh" lang="zh-CN"( selected)?>简体中文<\/option>/);
   }
 });
+
+describe('people\'s own words (rationales, notes, reasons, descriptions) carry the language they are written in', () => {
+  it('marks a Chinese rationale as Chinese on an English page and an English one as English on a Chinese page', async () => {
+    await admin.post('/locale', { locale: 'en', back: '/datasets' });
+    const zhSet = example('zh');
+    const withRationale = (language: 'zh' | 'en') => app.ctx.db.prepare(`SELECT a.response_id FROM annotation a JOIN dataset d ON d.id = a.dataset_id
+      WHERE d.language = ? AND a.rationale <> '' ORDER BY a.response_id LIMIT 1`).pluck().get(language) as number;
+    const zhPage = (await admin.get(`/responses/${withRationale('zh')}`)).text;
+    expect(zhSet.dataset.language).toBe('zh');
+    expect(zhPage).toMatch(/<p lang="zh-CN">(回答与上下文中的制度不一致。|我认为回答基本正确，只是表述不同。)<\/p>/);
+    await admin.post('/locale', { locale: 'zh', back: '/datasets' });
+    const enPage = (await admin.get(`/responses/${withRationale('en')}`)).text;
+    expect(enPage).toMatch(/<p lang="en">(The answer contradicts the policy in the context\.|I read the answer as essentially right, only worded differently\.)<\/p>/);
+    // The dataset list: each description in its own language, whatever the page's.
+    const list = (await admin.get('/datasets')).text;
+    for (const d of app.ctx.datasets.list(false).filter((x) => x.description)) {
+      expect(list).toContain(`<div class="sub" lang="${/[\u4e00-\u9fff]/.test(d.description) ? 'zh-CN' : 'en'}">`);
+    }
+  });
+});

@@ -1,6 +1,6 @@
 // A dataset's workspace: quick keyboard entry of samples, search and filters, the sample table.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, Kbd, Pager, StatusBadge, shorten, textLang } from '../components.tsx';
+import { Csrf, Field, FormError, Kbd, Pager, proseLang, shorten, StatusBadge, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow, SampleStatus } from '../../server/samples/queries.ts';
@@ -199,7 +199,7 @@ export function DatasetPage({ ctx, dataset, list, state, quickAdd, labelling, tr
         <div>
           <h1>{dataset.name} <span class="badge lang">{t(`lang.${dataset.language}`)}</span>{dataset.archived ? <span class="badge">{t('datasets.archived')}</span> : null}</h1>
           {dataset.domain && <p class="sub">{dataset.domain}</p>}
-          {dataset.description && <p>{dataset.description}</p>}
+          {dataset.description && <p lang={proseLang(dataset.description)}>{dataset.description}</p>}
         </div>
         <div class="actions">
           {canWrite && <a class="btn small" href={`/datasets/${dataset.id}/import`}>{t('action.import')}</a>}

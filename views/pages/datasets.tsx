@@ -1,6 +1,6 @@
 // The list of datasets, the form that creates one, and a dataset's settings.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError } from '../components.tsx';
+import { Csrf, Field, FormError, proseLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetListRow, DatasetRow } from '../../server/datasets/queries.ts';
 import { can } from '../../server/http/security.ts';
@@ -76,7 +76,7 @@ export function DatasetsPage({ ctx, datasets, values = {}, errors, showArchived 
                 <td>
                   <a href={`/datasets/${d.id}`} class="strong">{d.name}</a>
                   {d.archived ? <span class="badge">{t('datasets.archived')}</span> : null}
-                  {d.description && <div class="sub">{d.description}</div>}
+                  {d.description && <div class="sub" lang={proseLang(d.description)}>{d.description}</div>}
                 </td>
                 <td><span class="badge lang">{t(`lang.${d.language}`)}</span></td>
                 <td>{d.domain}</td>

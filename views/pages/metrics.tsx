@@ -1,7 +1,7 @@
 // A dataset's metrics: the built-in ones with their prompts (each edit a new version), and custom
 // rubric and composite metrics.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, textLang } from '../components.tsx';
+import { Csrf, Field, FormError, proseLang, textLang } from '../components.tsx';
 
 /** The language tag of a prompt's texts: its language as saved, or as the form sent it back. */
 const promptLang = (language: string): string => textLang(language === 'zh' ? 'zh' : 'en');
@@ -76,7 +76,7 @@ export function MetricsPage({ ctx, dataset, metrics, values = {}, errors, draft 
               {s.versions.length > 0 && (
                 <table class="table compact">
                   <thead><tr><th scope="col">{t('samples.version')}</th><th scope="col">{t('audit.who')}</th><th scope="col">{t('audit.when')}</th><th scope="col">{t('metrics.note')}</th></tr></thead>
-                  <tbody>{s.versions.map((v) => <tr><td>v{v.version}</td><td>{v.creator_email ?? '—'}</td><td class="sub nowrap">{v.created_at.slice(0, 16).replace('T', ' ')}</td><td>{v.note}</td></tr>)}</tbody>
+                  <tbody>{s.versions.map((v) => <tr><td>v{v.version}</td><td>{v.creator_email ?? '—'}</td><td class="sub nowrap">{v.created_at.slice(0, 16).replace('T', ' ')}</td><td lang={proseLang(v.note)}>{v.note}</td></tr>)}</tbody>
                 </table>
               )}
             </section>

@@ -3,7 +3,7 @@
 import type { PageContext } from '../layout.tsx';
 import type { ContextCandidate } from '../../server/calibration/lab-context.ts';
 import { candidateValue } from '../../server/calibration/lab-context.ts';
-import { shorten, textLang } from '../components.tsx';
+import { proseLang, shorten, textLang } from '../components.tsx';
 
 const CHARS = 220;
 
@@ -27,7 +27,7 @@ export function ContextCandidates({ ctx, datasetId, language, candidates }: { ct
                 <td lang={lang}>{shorten(c.question, CHARS)}</td><td class="num">{c.index + 1}</td><td class="sub" lang={lang}>{shorten(c.context, CHARS)}</td>
                 <td><strong>{t(c.gold === '1' ? 'ctxr.relevant' : 'ctxr.not_relevant')}</strong></td>
                 <td class={c.judge !== null && String(c.judge) !== c.gold ? 'warn-text' : 'sub'}>{c.judge === null ? '—' : t(c.judge === 1 ? 'ctxr.relevant' : 'ctxr.not_relevant')}</td>
-                <td class="sub">{c.rationale}</td>
+                <td class="sub" lang={proseLang(c.rationale)}>{c.rationale}</td>
                 <td><button class="btn small" type="submit" form="draft-form" formaction={`/datasets/${datasetId}/prompt-lab/add-example`} name="example"
                   value={candidateValue(c)} aria-label={t('labc.add_aria', { rank: c.index + 1, id: c.response_id })}>{t('lab.add_from_label')}</button></td>
               </tr>

@@ -2,7 +2,7 @@
 // items of the calibration part, one-click runs on the calibration part, the held-out final check,
 // and the side-by-side comparison of two runs.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, textLang } from '../components.tsx';
+import { Csrf, Prose, textLang } from '../components.tsx';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { Criterion } from '../../server/criteria/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
@@ -104,7 +104,7 @@ export function PromptLabPage({ ctx, dataset, s, errors }: { ctx: PageContext; d
               {s.candidates.map((c) => (
                 <tr id={`cand-${c.response_id}`}>
                   <td lang={lang}>{c.question}</td><td class="sub" lang={lang}>{c.answer}</td><td><strong>{c.gold}</strong></td>
-                  <td class="sub">{c.rationale}{c.corrected_answer && <div>{t('field.corrected_answer')}: <span lang={lang}>{c.corrected_answer}</span></div>}</td>
+                  <td class="sub"><Prose text={c.rationale} />{c.corrected_answer && <div>{t('field.corrected_answer')}: <span lang={lang}>{c.corrected_answer}</span></div>}</td>
                   <td><div class="actions">
                     {c.from_label && <button class="btn small" type="submit" form="draft-form" formaction={`/datasets/${dataset.id}/prompt-lab/add-example?source=label`}
                       name="example" value={c.response_id}>{t('lab.add_from_label')}</button>}

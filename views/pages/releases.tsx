@@ -1,7 +1,7 @@
 // Releases of a dataset: the list with the form that makes one, a release's page (hash, downloads,
 // fetching from CI, comparing, deleting) and the changes between two releases or a release and now.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, shorten, textLang } from '../components.tsx';
+import { Csrf, Field, FormError, proseLang, shorten, textLang } from '../components.tsx';
 import { Diff } from './sample.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { ReleaseDiff } from '../../server/releases/diff.ts';
@@ -70,7 +70,7 @@ export function ReleasesPage({ ctx, dataset, releases, approved, canCreate, valu
                   <td><a class="mono" href={releaseUrl(dataset, r.tag)}>{r.tag}</a></td>
                   <td>{r.samples}</td><td>{r.withResponses ? r.responses : '—'}</td>
                   <td class="mono" title={r.hash}>{r.hash.slice(0, 12)}…</td>
-                  <td>{r.author ?? '—'}</td><td class="nowrap">{when(r.createdAt)}</td><td>{r.note}</td>
+                  <td>{r.author ?? '—'}</td><td class="nowrap">{when(r.createdAt)}</td><td lang={proseLang(r.note)}>{r.note}</td>
                 </tr>
               ))}
             </tbody>
@@ -102,7 +102,7 @@ export function ReleasePage({ ctx, dataset, release: r, others, apiBase, canDele
           <dt>{t('release.hash')}</dt><dd class="mono" id="release-hash">{r.hash}</dd>
           <dt>{t('release.samples')}</dt><dd>{r.samples}</dd>
           <dt>{t('release.responses')}</dt><dd>{r.withResponses ? r.responses : '—'}</dd>
-          {r.note && <><dt>{t('release.note')}</dt><dd>{r.note}</dd></>}
+          {r.note && <><dt>{t('release.note')}</dt><dd lang={proseLang(r.note)}>{r.note}</dd></>}
         </dl>
       </section>
       <section class="card" aria-labelledby="downloads">

@@ -2,7 +2,7 @@
 // context under review: the context with the judge's reason beside it, the experts' labels and rationales,
 // the response's other contexts, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemPager, ItemTexts, Pager, shorten, textLang } from '../components.tsx';
+import { ItemPager, ItemTexts, Pager, Prose, proseLang, shorten, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
@@ -91,7 +91,7 @@ export function ContextQueuePage({ ctx, dataset, run, criteria, state, rows, cou
                     <td class="sub" lang={textLang(dataset.language)}>{shorten(item.context, TEXT_CHARS)}</td>
                     <td><Relevance ctx={ctx} value={item.gold} /></td>
                     <td><Relevance ctx={ctx} value={item.judge} /></td>
-                    <td class="sub">{item.reason ? shorten(item.reason, TEXT_CHARS) : '—'}</td>
+                    <td class="sub">{item.reason ? <Prose text={shorten(item.reason, TEXT_CHARS)} /> : '—'}</td>
                     <td><VerdictBadge r={r} verdict={item.verdict?.verdict} />{item.verdict && !item.disagrees && <span class="sub"> {r('review.agrees_now')}</span>}</td>
                   </tr>
                 ))}
@@ -163,7 +163,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
               <div>
                 <h3>{t('ctxr.judge')}</h3>
                 <p><Relevance ctx={ctx} value={here.judge} /></p>
-                <p class="judge-reason"><strong>{t('ctxr.reason')}:</strong> {here.reason ?? t('ctxr.no_reason')}</p>
+                <p class="judge-reason"><strong>{t('ctxr.reason')}:</strong> {here.reason === null ? t('ctxr.no_reason') : <Prose text={here.reason} />}</p>
               </div>
               <div>
                 <h3>{t('ctxr.experts_gold')}</h3>
@@ -198,7 +198,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
                 <div>
                   <p class="context-text" data-highlight>{c.text}</p>
                   <p class="sub context-marks">{t('ctxr.experts')} <Relevance ctx={ctx} value={c.gold} /> · {t('ctxr.judge')} <Relevance ctx={ctx} value={c.judge} /></p>
-                  {c.reason && <p class="sub">{c.reason}</p>}
+                  {c.reason && <p class="sub" lang={proseLang(c.reason)}>{c.reason}</p>}
                 </div>
               </li>
             ))}

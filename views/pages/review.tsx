@@ -1,7 +1,7 @@
 // The audit queue (items where judge and gold disagree, worst first) and one item under review: the item,
 // the experts' labels and rationales, the judge's trace, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemPager, ItemTexts, Pager, shorten, textLang, ValueLabel } from '../components.tsx';
+import { ItemPager, ItemTexts, Pager, Prose, proseLang, shorten, textLang, ValueLabel } from '../components.tsx';
 import { VerdictForm } from './review-verdict-form.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -53,8 +53,8 @@ export function ExpertLabels({ ctx, experts, hidden = false, show }: { ctx: Page
       {hidden ? <p class="sub">{t('response.hidden')}</p> : experts.length === 0 ? <p class="sub">{r('review.no_labels')}</p> : experts.map((e) => (
         <div class="rationale">
           <p><strong>{e.value === null ? <span class="sub">{r('review.no_value')}</span> : show(e.value)}</strong> <span class="sub">{e.email}{e.submitted_at ? ` · ${e.submitted_at.slice(0, 16).replace('T', ' ')}` : ''}</span></p>
-          {e.rationale && <p><strong>{t('field.rationale')}:</strong> {e.rationale}</p>}
-          {e.corrected_answer && <p><strong>{t('field.corrected_answer')}:</strong> {e.corrected_answer}</p>}
+          {e.rationale && <p><strong>{t('field.rationale')}:</strong> <Prose text={e.rationale} /></p>}
+          {e.corrected_answer && <p><strong>{t('field.corrected_answer')}:</strong> <Prose text={e.corrected_answer} /></p>}
         </div>
       ))}
     </section>
@@ -66,7 +66,7 @@ export function CurrentVerdict({ r, verdict }: { r: RT; verdict: { verdict: Verd
   return verdict ? (
     <>
       <p><VerdictBadge r={r} verdict={verdict.verdict} /> <span class="sub">{r('review.verdict_by', { who: verdict.reviewer_email, at: verdict.updated_at.slice(0, 16).replace('T', ' ') })}</span></p>
-      {verdict.note && <p class="rationale">{verdict.note}</p>}
+      {verdict.note && <p class="rationale" lang={proseLang(verdict.note)}>{verdict.note}</p>}
     </>
   ) : <p class="sub">{r('review.no_verdict')}</p>;
 }
@@ -313,7 +313,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
               <dd>
                 {!item.score ? r('review.no_score') : <>
                   <span class={`badge score-${item.score.status}`}>{t(`runs.status_${item.score.status}`)}</span> <strong class="big">{fmt(item.score.value, 4)}</strong>
-                  {item.score.reason && <span class="sub"> {item.score.reason}</span>}
+                  {item.score.reason && <span class="sub"> <Prose text={item.score.reason} /></span>}
                 </>}
               </dd>
               {criterion.kind !== 'numeric' && item.comparison.judgeValue !== null && <><dt>{r('review.judge_verdict')}</dt><dd><ValueLabel criterion={criterion} value={item.comparison.judgeValue} language={dataset.language} /></dd></>}

@@ -1,6 +1,6 @@
 // One sample: the edit form, the review workflow, the revision history with diffs, and its audit trail.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, ITEM_TEXT_FIELDS, StatusBadge, textLang } from '../components.tsx';
+import { Csrf, Field, FormError, ITEM_TEXT_FIELDS, proseLang, StatusBadge, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { SampleRow } from '../../server/samples/queries.ts';
@@ -103,7 +103,7 @@ function ReviewPanel({ ctx, sample, reopened }: { ctx: PageContext; sample: Samp
       <h2 id="review-heading">{t('samples.review')}</h2>
       <p><StatusBadge status={sample.status} label={t(`status.${sample.status}`)} /></p>
       {sample.status === 'draft' && reopened && (
-        <div class="notice" role="note"><p class="sub">{t('fh.reopened_by', { who: reopened.who, at: reopened.at })}</p><p>{reopened.comment}</p></div>
+        <div class="notice" role="note"><p class="sub">{t('fh.reopened_by', { who: reopened.who, at: reopened.at })}</p><p lang={proseLang(reopened.comment)}>{reopened.comment}</p></div>
       )}
       <dl class="kv">
         <dt>{t('field.author')}</dt><dd>{sample.author_email ?? '—'}</dd>
