@@ -253,7 +253,7 @@ describe('verdicts', () => {
     expect(verdictRow(ragas, ids[0]!)?.verdict).toBe('judge_right');
     const page = await admin.get(res.headers.get('location')!);
     expect(page.text).toContain('Verdict saved and gold value corrected.');
-    expect(page.text).toContain('Adjudicated by admin@example.com: The answer contradicts the context.');
+    expect(page.text).toContain('Adjudicated by admin@example.com: <span lang="en">The answer contradicts the context.</span>');
     // It agrees now: gone from the unreviewed list, still listed under its verdict.
     expect(listed((await admin.get(`/runs/${ragas}/review?${q()}`)).text)).toEqual([ids[1], ids[4], ids[5]]);
     const judged = await admin.get(`/runs/${ragas}/review?${q()}&verdict=judge_right`);

@@ -168,7 +168,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
               <div>
                 <h3>{t('ctxr.experts_gold')}</h3>
                 <p>{here.gold === null ? <span class="sub">{r('review.no_gold')}</span> : <Relevance ctx={ctx} value={here.gold} />}</p>
-                {item.adjudication && <p class="sub">{r('review.adjudicated', { who: item.adjudication.by, reason: item.adjudication.reason })}</p>}
+                {item.adjudication && <p class="sub">{r('review.adjudicated_lead', { who: item.adjudication.by })}<Prose text={item.adjudication.reason} /></p>}
               </div>
             </div>
             {item.computation?.computation && <p class="computation">{computationIn(item.computation, t)}</p>}
