@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, sentValues, text } from '../http/forms.ts';
+import { hidden, parseForm, sentValues, text } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -41,14 +41,14 @@ const UpdateForm = z.object({
   guidelines: text(LIMITS.guidelines),
   options: z.string().max(OPTIONS_TEXT, { error: 'err.too_long' }).optional().transform((s) => (s === undefined ? undefined : parseOptions(s))),
   archived: z.literal('1').optional(),
-  version: z.coerce.number({ error: 'err.bad_request' }).int().min(1),
+  version: hidden(z.coerce.number({ error: 'err.bad_request' }).int().min(1)),
 });
 
 const AssignmentForm = z.object({
   overlap: z.coerce.number({ error: 'err.overlap' }).int({ error: 'err.overlap' }).min(1, { error: 'err.overlap' }).max(5, { error: 'err.overlap' }),
   label: z.union([z.string(), z.array(z.string())]).optional().transform((v) => (v === undefined ? [] : [v].flat()).map(Number)),
   adjudicate: z.union([z.string(), z.array(z.string())]).optional().transform((v) => (v === undefined ? [] : [v].flat()).map(Number)),
-  version: z.coerce.number({ error: 'err.bad_request' }).int().min(1),
+  version: hidden(z.coerce.number({ error: 'err.bad_request' }).int().min(1)),
 });
 
 export function criterionRoutes(app: AppContext): Router {

@@ -2,7 +2,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { nameText, pageNumber, parseForm, sentValues, text } from '../http/forms.ts';
+import { hidden, nameText, pageNumber, parseForm, sentValues, text } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendPageOrFragment } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -23,7 +23,7 @@ export const DatasetForm = z.object({
   language: z.enum(['zh', 'en'], { error: 'err.invalid' }),
   domain: nameText(LIMITS.domain),
 });
-const SettingsForm = DatasetForm.extend({ archived: z.literal('1').optional(), version: z.coerce.number({ error: 'err.bad_request' }).int().min(1) });
+const SettingsForm = DatasetForm.extend({ archived: z.literal('1').optional(), version: hidden(z.coerce.number({ error: 'err.bad_request' }).int().min(1)) });
 
 const ListQuery = z.object({
   q: z.string().trim().max(LIMITS.search).catch(''),

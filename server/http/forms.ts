@@ -12,12 +12,35 @@ function isMessageKey(value: string): value is MessageKey {
   return Object.hasOwn(en, value);
 }
 
+/** Schemas of hidden fields (see `hidden`). */
+const HIDDEN = new WeakSet<z.ZodType>();
+
+/**
+ * Marks a form field's schema as a hidden input's (a version, the thing the form is about): what the
+ * page put there, not what the person typed, and nothing the page could show a message beside. When
+ * it is refused (a hand-made request, a page altered), parseForm says so for the whole form (`_form`,
+ * which every form shows), instead of under a field nobody sees. Wrap the field's whole schema.
+ */
+export function hidden<S extends z.ZodType>(schema: S): S {
+  HIDDEN.add(schema);
+  return schema;
+}
+
+const isHidden = (schema: z.ZodType, field: string): boolean =>
+  schema instanceof z.ZodObject && HIDDEN.has((schema.shape as Record<string, z.ZodType>)[field]!);
+
 export function parseForm<S extends z.ZodType>(schema: S, input: unknown, t: T): Parsed<S> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return { ok: true, data: result.data };
   const errors: FieldErrors = {};
   for (const issue of result.error.issues) {
-    const field = String(issue.path[0] ?? '_form');
+    const named = String(issue.path[0] ?? '_form');
+    // A hidden field's refusal is the form's: said with the form's other refusals at its top.
+    if (isHidden(schema, named)) {
+      errors._form ??= t('err.form_data');
+      continue;
+    }
+    const field = named;
     if (errors[field]) continue;
     // A field of the wrong type comes from a hand-made request: a form field sent more than once
     // arrives as a list, and a JSON body may hold anything. Said as what it is, not as "required".

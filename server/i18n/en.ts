@@ -208,6 +208,7 @@ export const en = {
   'err.forbidden': 'Your role does not allow this.',
   'err.not_found': 'Not found.',
   'err.bad_request': 'The request could not be understood.',
+  'err.form_data': 'The form came back with data its page did not give it. Reload the page and try again.',
   'err.too_large': 'The upload is too large (limit {mb} MB).',
   'err.internal': 'Something went wrong on the server. Nothing was changed; try again.',
   'err.dataset_name_taken': 'A dataset with this name already exists.',

@@ -209,6 +209,7 @@ export const zh: Record<MessageKey, string> = {
   'err.forbidden': '你的角色无权执行此操作。',
   'err.not_found': '未找到。',
   'err.bad_request': '无法理解该请求。',
+  'err.form_data': '表单提交的数据与页面给出的不一致。请刷新页面后重试。',
   'err.too_large': '上传内容过大（上限 {mb} MB）。',
   'err.internal': '服务器出错，未做任何修改，请重试。',
   'err.dataset_name_taken': '已存在同名评测集。',

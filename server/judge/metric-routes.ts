@@ -2,7 +2,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { parseForm, sentValues } from '../http/forms.ts';
+import { hidden, parseForm, sentValues } from '../http/forms.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument } from '../http/render.ts';
 import { requireRole, requireUser } from '../http/security.ts';
@@ -25,8 +25,8 @@ import { ArchivedError } from '../datasets/archived.ts';
 const ExampleList = z.array(z.unknown());
 
 const PromptForm = z.object({
-  metric: z.string().min(1),
-  step: z.string().min(1),
+  metric: hidden(z.string().min(1)),
+  step: hidden(z.string().min(1)),
   instruction: z.string().trim().min(1, { error: 'err.required' }).max(LIMITS.promptInstruction, { error: 'err.too_long' }),
   output_format: z.string().max(LIMITS.promptFormat, { error: 'err.too_long' }).default(''),
   examples: z.string().max(LIMITS.promptExamples, { error: 'err.too_long' }).default('[]').transform((s, c) => {
@@ -110,7 +110,12 @@ export function metricRoutes(app: AppContext): Router {
     if (!dataset) return sendError(req, res, 404, req.t('err.not_found'));
     const form = parseForm(PromptForm, req.body, req.t);
     const draft = { metric: String(req.body?.metric ?? ''), step: String(req.body?.step ?? ''), fields: sentValues(req.body) };
-    if (!form.ok) return sendDocument(res, page(req, dataset.id, { errors: { prompt: Object.values(form.errors).join(' ') }, draft }), 422);
+    if (!form.ok) {
+      // The editor of the step the form names shows the refusal; a form naming none (its hidden metric or
+      // step unreadable) has no editor to show it in: the refusal is the page.
+      if (!registry.get(dataset.id, draft.metric)?.steps.some((s) => s.step === draft.step)) return sendError(req, res, 422, form.errors._form ?? req.t('err.bad_request'));
+      return sendDocument(res, page(req, dataset.id, { errors: { prompt: Object.values(form.errors).join(' ') }, draft }), 422);
+    }
     const metric = registry.get(dataset.id, form.data.metric);
     const step = metric?.steps.find((s) => s.step === form.data.step);
     if (!metric || !step) return sendError(req, res, 404, req.t('err.not_found'));

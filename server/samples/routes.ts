@@ -2,7 +2,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
-import { listOf, parseForm, sentValues, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
+import { hidden, listOf, parseForm, sentValues, splitBlocks, splitTags, text, type FieldErrors } from '../http/forms.ts';
 import { checkNames, LIMITS } from '../limits.ts';
 import { pageContext, sendError } from '../http/page.ts';
 import { redirectAfterPost, sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
@@ -24,9 +24,9 @@ const SampleForm = z.object({
   source: text(LIMITS.source).default(''),
   notes: text(LIMITS.notes).default(''),
 });
-const EditForm = SampleForm.extend({ version: z.coerce.number().int().min(1) });
+const EditForm = SampleForm.extend({ version: hidden(z.coerce.number().int().min(1)) });
 const StatusForm = z.object({
-  version: z.coerce.number().int().min(1), action: z.enum(['submit', 'approve', 'reopen']), comment: text(LIMITS.note).default(''),
+  version: hidden(z.coerce.number().int().min(1)), action: hidden(z.enum(['submit', 'approve', 'reopen'])), comment: text(LIMITS.note).default(''),
   from: z.enum(['inbox']).optional().catch(undefined),
 });
 

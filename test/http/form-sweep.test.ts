@@ -4,7 +4,7 @@
 // error in the log. The pages are found by following links from the dataset list, as the admin, over
 // both example datasets, so a new form or parameter is covered when a page links to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, Client, startExampleApp, startTestApp, type TestApp } from '../helpers.ts';
+import { ADMIN, Client, loginAs, startExampleApp, startTestApp, type TestApp } from '../helpers.ts';
 
 let app: TestApp;
 let admin: Client;
@@ -131,6 +131,35 @@ describe('every form and every page, sent what no browser sends', () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+
+  it('says why whenever it refuses one of those forms, beside the form and in the user\'s language (Chinese here)', { timeout: 240_000 }, async () => {
+    const zh = await loginAs(app, 'sweep-zh@example.com', 'admin', 'zh');
+    /** The messages a refused page shows: field errors, the form's alerts, an error page's sentence (not the hidden "no answer" notice). */
+    const messages = (html: string) => [...html.replace(/<div id="request-failed"[\s\S]*?<\/div>/, '')
+      .matchAll(/<p class="error"[^>]*>([\s\S]*?)<\/p>|<div class="alert"[^>]*>([\s\S]*?)<\/div>|<h1>\d{3}<\/h1><p>([\s\S]*?)<\/p>/g)]
+      .map((m) => (m[1] ?? m[2] ?? m[3] ?? '').replace(/<[^>]+>/g, '').trim());
+    const silent: string[] = [];
+    let refused = 0;
+    for (const form of site.forms.filter((f) => !ENDING.test(f.action))) {
+      for (const [name] of form.fields) {
+        for (const values of [['a', 'b'], ...ODD_VALUES.map((v) => [v])]) {
+          await zh.get(form.page);
+          const body = new URLSearchParams({ _csrf: zh.csrf });
+          for (const [other, shown] of form.fields) if (other !== name) body.append(other, shown);
+          for (const v of values) body.append(name, v);
+          const res = await zh.request('POST', form.action, { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+          if (res.status < 400) continue;
+          refused++;
+          const said = messages(res.text);
+          const what = `${form.action} ${name}=${JSON.stringify(values[0]!.slice(0, 8))} (${res.status})`;
+          if (said.length === 0) silent.push(`${what}: no message`);
+          for (const m of said) if (!/[\u4e00-\u9fff]/.test(m)) silent.push(`${what}: "${m.slice(0, 80)}"`);
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(100);
+    expect(silent).toEqual([]);
   });
 
   it('says what is wrong with a field of the wrong type: sent twice, or not a text', async () => {

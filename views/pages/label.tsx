@@ -138,13 +138,17 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
             {responseCriteria.map((c) => <CriterionField ctx={ctx} c={c} item={item} errors={errors} />)}
             {item.criteria.length === 0 && <p class="alert">{t('label.no_criteria')} <a href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a></p>}
             <div class="row">
-              <div class="field">
+              <div class={errors?.rationale ? 'field has-error' : 'field'}>
                 <label for="f-rationale">{t('field.rationale')}</label>
-                <textarea id="f-rationale" name="rationale" rows={2} maxLength={LIMITS.rationale}>{item.rationale}</textarea>
+                <textarea id="f-rationale" name="rationale" rows={2} maxLength={LIMITS.rationale}
+                  aria-describedby={errors?.rationale ? 'f-rationale-error' : undefined} aria-invalid={errors?.rationale ? 'true' : undefined}>{item.rationale}</textarea>
+                {errors?.rationale && <p class="error" id="f-rationale-error" role="alert">{errors.rationale}</p>}
               </div>
-              <div class="field">
+              <div class={errors?.corrected_answer ? 'field has-error' : 'field'}>
                 <label for="f-corrected">{t('field.corrected_answer')}</label>
-                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={LIMITS.correctedAnswer} lang={lang}>{item.correctedAnswer}</textarea>
+                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={LIMITS.correctedAnswer} lang={lang}
+                  aria-describedby={errors?.corrected_answer ? 'f-corrected-error' : undefined} aria-invalid={errors?.corrected_answer ? 'true' : undefined}>{item.correctedAnswer}</textarea>
+                {errors?.corrected_answer && <p class="error" id="f-corrected-error" role="alert">{errors.corrected_answer}</p>}
               </div>
             </div>
           </form>
