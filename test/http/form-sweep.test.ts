@@ -144,17 +144,20 @@ describe('every form and every page, sent what no browser sends', () => {
     for (const form of site.forms.filter((f) => !ENDING.test(f.action))) {
       for (const [name] of form.fields) {
         for (const values of [['a', 'b'], ...ODD_VALUES.map((v) => [v])]) {
-          await zh.get(form.page);
-          const body = new URLSearchParams({ _csrf: zh.csrf });
-          for (const [other, shown] of form.fields) if (other !== name) body.append(other, shown);
-          for (const v of values) body.append(name, v);
-          const res = await zh.request('POST', form.action, { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
-          if (res.status < 400) continue;
-          refused++;
-          const said = messages(res.text);
-          const what = `${form.action} ${name}=${JSON.stringify(values[0]!.slice(0, 8))} (${res.status})`;
-          if (said.length === 0) silent.push(`${what}: no message`);
-          for (const m of said) if (!/[\u4e00-\u9fff]/.test(m)) silent.push(`${what}: "${m.slice(0, 80)}"`);
+          // As a page load and as htmx (which swaps in the fragment the answer carries).
+          for (const htmx of [false, true]) {
+            await zh.get(form.page);
+            const body = new URLSearchParams({ _csrf: zh.csrf });
+            for (const [other, shown] of form.fields) if (other !== name) body.append(other, shown);
+            for (const v of values) body.append(name, v);
+            const res = await zh.request('POST', form.action, { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(htmx ? { 'HX-Request': 'true' } : {}) } });
+            if (res.status < 400) continue;
+            refused++;
+            const said = messages(res.text);
+            const what = `${form.action} ${name}=${JSON.stringify(values[0]!.slice(0, 8))} (${res.status}${htmx ? ', htmx' : ''})`;
+            if (said.length === 0) silent.push(`${what}: no message`);
+            for (const m of said) if (!/[\u4e00-\u9fff]/.test(m)) silent.push(`${what}: "${m.slice(0, 80)}"`);
+          }
         }
       }
     }
