@@ -216,6 +216,45 @@
     box.hidden = true;
   });
 
+  // A request refused for want of a current sign-in is answered into #session-notice (security.ts), and
+  // what the person entered stays on the page. Once they are signed in again (in another tab), this page
+  // takes the new sign-in's form token — when it is looked at again, or at once if the refusal was only
+  // the page being older than the sign-in — and says they can send it again; the next answered request
+  // takes the notice away.
+  function resumeSignIn() {
+    var notice = document.getElementById('session-notice');
+    if (!notice || !notice.firstChild || notice.dataset.resuming) return;
+    notice.dataset.resuming = '1';
+    fetch('/session/csrf', { credentials: 'same-origin', cache: 'no-store' }).then(function (r) {
+      return r.ok && !r.redirected ? r.text() : null;
+    }).then(function (token) {
+      delete notice.dataset.resuming;
+      if (!token) return;
+      var meta = document.querySelector('meta[name="csrf-token"]');
+      if (meta) meta.content = token;
+      var headers = document.body.getAttribute('hx-headers:inherited');
+      if (headers) {
+        var h = JSON.parse(headers);
+        h['X-CSRF-Token'] = token;
+        document.body.setAttribute('hx-headers:inherited', JSON.stringify(h));
+      }
+      document.querySelectorAll('input[name="_csrf"]').forEach(function (i) { i.value = token; });
+      notice.textContent = notice.dataset.resumed;
+      notice.classList.replace('alert', 'flash');
+    }, function () { delete notice.dataset.resuming; });
+  }
+  window.addEventListener('focus', resumeSignIn);
+  document.addEventListener('visibilitychange', function () { if (!document.hidden) resumeSignIn(); });
+  // After the answer is swapped in: a refusal has just filled the notice (try the token at once); a
+  // person's request that went through ends it.
+  document.addEventListener('htmx:finally:request', function (e) {
+    var ctx = e.detail && e.detail.ctx;
+    var notice = document.getElementById('session-notice');
+    if (!notice || !notice.firstChild || !ctx || !ctx.response) return;
+    if (ctx.response.status === 401 || ctx.response.status === 403) { notice.classList.replace('flash', 'alert'); resumeSignIn(); }
+    else if (ctx.response.status < 400 && !background(ctx)) notice.textContent = '';
+  });
+
   // fetch() cannot report upload progress, so uploads go through XMLHttpRequest with a progress bar.
   document.addEventListener('submit', function (e) {
     var form = e.target;

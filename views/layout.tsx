@@ -75,6 +75,8 @@ export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title
         </main>
         {/* Shown by app.js when a request made without a page load got no answer (the connection broke, the server restarting). */}
         <div id="request-failed" class="alert toast" role="alert" hidden>{t('err.request_failed')}</div>
+        {/* Filled by a request refused for want of a current sign-in (security.ts); public/app.js takes the new sign-in's token. */}
+        <div id="session-notice" class="alert toast" role="alert" data-resumed={t('session.resumed')}></div>
       </body>
     </html>
   );

@@ -63,6 +63,14 @@ export function authRoutes(app: AppContext): Router {
     }
   });
 
+  // The current sign-in's form token, as a text, for a page made under an earlier one (its sign-in notice:
+  // public/app.js). Same-origin only (no CORS), never kept by a cache; 401 while nobody is signed in.
+  r.get('/session/csrf', (req, res) => {
+    res.set('Cache-Control', 'no-store');
+    if (!req.user) return res.status(401).type('text').send(req.t('err.login_required'));
+    res.type('text').send(req.csrfToken);
+  });
+
   r.get('/login', (req, res) => {
     if (req.user) return res.redirect(303, safeNext(String(req.query.next ?? '')));
     sendDocument(res, LoginPage({ ctx: pageContext(req), next: String(req.query.next ?? '') }));

@@ -5,6 +5,25 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log.ts';
 import type { Role } from './context.ts';
 import { readCookie, writeCookie } from './cookies.ts';
+import { sendHtml, wantsFragment } from './render.ts';
+import { SessionNotice } from '../../views/components.tsx';
+import type { MessageKey } from '../i18n/index.ts';
+
+/**
+ * Refuses a request for want of a current sign-in. A request htmx makes from a page is answered into
+ * the page's sign-in notice (`HX-Retarget`), not into its target: the workspace and what the person
+ * entered in it stay, and the page takes the next sign-in's token by itself (public/app.js). Others get
+ * the message as text.
+ */
+function refuseSignIn(req: Request, res: Response, status: number, key: MessageKey, pageKey: MessageKey): void {
+  if (!wantsFragment(req)) {
+    res.status(status).type('text').send(req.t(key));
+    return;
+  }
+  const signedOut = req.session?.userId === undefined;
+  res.set({ 'HX-Retarget': '#session-notice', 'HX-Reswap': 'innerHTML' });
+  sendHtml(res, SessionNotice({ t: req.t, message: req.t(signedOut ? 'session.ended' : pageKey), signIn: signedOut }), status);
+}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -56,7 +75,7 @@ export function csrfProtection(log: Logger, secret: string, secureCookies: boole
     if (expected && sent && sameToken(sent, expected)) return next();
     if (req.file) fs.unlink(req.file.path, () => {});
     log.warn('csrf.refused', { method: req.method, path: req.path, ip: req.ip, user: req.user?.id ?? null });
-    res.status(403).type('text').send(req.t('err.csrf'));
+    refuseSignIn(req, res, 403, 'err.csrf', 'session.outdated');
   };
 }
 
@@ -65,7 +84,7 @@ export function requireUser(req: Request, res: Response, next: NextFunction): vo
   if (SAFE_METHODS.has(req.method)) {
     res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
   } else {
-    res.status(401).type('text').send(req.t('err.login_required'));
+    refuseSignIn(req, res, 401, 'err.login_required', 'session.ended');
   }
 }
 
