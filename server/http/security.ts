@@ -6,20 +6,18 @@ import type { Logger } from '../log.ts';
 import type { Role } from './context.ts';
 import { readCookie, writeCookie } from './cookies.ts';
 import { sendHtml, wantsFragment } from './render.ts';
+import { sendError } from './page.ts';
 import { SessionNotice } from '../../views/components.tsx';
 import type { MessageKey } from '../i18n/index.ts';
 
 /**
  * Refuses a request for want of a current sign-in. A request htmx makes from a page is answered into
  * the page's sign-in notice (`HX-Retarget`), not into its target: the workspace and what the person
- * entered in it stay, and the page takes the next sign-in's token by itself (public/app.js). Others get
- * the message as text.
+ * entered in it stay, and the page takes the next sign-in's token by itself (public/app.js). A page
+ * load gets the error page, in the person's language (the browser's Back usually still holds the form).
  */
 function refuseSignIn(req: Request, res: Response, status: number, key: MessageKey, pageKey: MessageKey): void {
-  if (!wantsFragment(req)) {
-    res.status(status).type('text').send(req.t(key));
-    return;
-  }
+  if (!wantsFragment(req)) return sendError(req, res, status, req.t(key));
   const signedOut = req.session?.userId === undefined;
   res.set({ 'HX-Retarget': '#session-notice', 'HX-Reswap': 'innerHTML' });
   sendHtml(res, SessionNotice({ t: req.t, message: req.t(signedOut ? 'session.ended' : pageKey), signIn: signedOut }), status);

@@ -31,7 +31,8 @@ describe('a refusal for want of a current sign-in', () => {
       const plain = await send(false);
       expect(plain.status).toBe(403);
       expect(plain.headers.get('hx-retarget')).toBeNull();
-      expect(plain.text).toBe(t('err.csrf'));
+      expect(plain.headers.get('content-type')).toContain('text/html');
+      expect(plain.text).toContain(`<h1>403</h1><p>${escapeHtml(t('err.csrf'))}</p>`);
       expect(app.ctx.datasets.list(false).some((d) => d.name === 'x')).toBe(false);
     });
   }
