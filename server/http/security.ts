@@ -79,7 +79,8 @@ export function csrfProtection(log: Logger, secret: string, secureCookies: boole
 
 export function requireUser(req: Request, res: Response, next: NextFunction): void {
   if (req.user) return next();
-  if (SAFE_METHODS.has(req.method)) {
+  // htmx would follow a redirect to the sign-in page and swap that page into its target (a list, the workspace).
+  if (SAFE_METHODS.has(req.method) && !wantsFragment(req)) {
     res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
   } else {
     refuseSignIn(req, res, 401, 'err.login_required', 'session.ended');

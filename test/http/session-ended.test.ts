@@ -37,6 +37,18 @@ describe('a refusal for want of a current sign-in', () => {
     });
   }
 
+  it('answers an htmx GET (a filter, a poll) with the notice too, where a page load is sent to sign in', async () => {
+    const viewer = await loginAs(app, 'poll@example.com', 'viewer');
+    app.ctx.db.prepare("DELETE FROM session WHERE user_id = (SELECT id FROM user WHERE email = 'poll@example.com')").run();
+    const fragment = await viewer.request('GET', '/datasets?q=a', { headers: { 'HX-Request': 'true' } });
+    expect(fragment.status).toBe(401);
+    expect(fragment.headers.get('hx-retarget')).toBe('#session-notice');
+    expect(fragment.text).toContain(escapeHtml(translator('en')('session.ended')));
+    const page = await viewer.request('GET', '/datasets?q=a');
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/login?next=%2Fdatasets%3Fq%3Da');
+  });
+
   it('says a page is older than the sign-in, without offering to sign in, when the person is signed in with another token', async () => {
     const expert = await loginAs(app, 'older@example.com', 'expert');
     const res = await expert.request('POST', '/datasets', {
