@@ -135,6 +135,11 @@ export function Prose({ text }: { text: string }) {
   return <span lang={proseLang(text)}>{text}</span>;
 }
 
+/** "Adjudicated by …: " and the adjudication's reason, in the language it was written in. */
+export function AdjudicatedBy({ t, who, reason }: { t: T; who: string; reason: string }) {
+  return <>{t('response.adjudicated_by', { who })}<Prose text={reason} /></>;
+}
+
 /**
  * A label value as the experts see it: the option's label of a binary, categorical or ordinal
  * criterion, marked with the dataset's language (the dataset's author wrote it: 正确 on an English

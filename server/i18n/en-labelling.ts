@@ -100,7 +100,8 @@ export const enLabelling = {
   'response.expert_values': 'Experts',
   'response.gold': 'Gold',
   'response.adjudicate': 'Adjudicate',
-  'response.adjudicated_by': 'Adjudicated by {who}',
+  // Followed by the adjudication's reason (AdjudicatedBy in views/components.tsx), hence the space kept at the end.
+  'response.adjudicated_by': 'Adjudicated by {who}: ',
   'response.set_gold': 'Set gold',
   'response.context_n': 'context {n}',
   'response.rationales': 'Rationales',

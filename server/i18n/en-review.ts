@@ -43,8 +43,6 @@ export const enReview = {
   'review.gold_vs_judge': 'Gold value and judge',
   'review.gold': 'Gold value',
   'review.no_gold': 'No gold value: the experts disagree and nobody has adjudicated.',
-  // Followed by the adjudication's reason, in the language it was written in (hence the space kept at the end).
-  'review.adjudicated_lead': 'Adjudicated by {who}: ',
   'review.judge_score': 'Judge score',
   'review.judge_verdict': 'Judge\'s verdict',
   'review.gap': 'Gap',

@@ -101,7 +101,7 @@ export const zhLabelling: Record<keyof typeof enLabelling, string> = {
   'response.expert_values': '专家标注',
   'response.gold': '金标准',
   'response.adjudicate': '裁决',
-  'response.adjudicated_by': '由 {who} 裁决',
+  'response.adjudicated_by': '由 {who} 裁决：',
   'response.set_gold': '设为金标准',
   'response.context_n': '参考资料 {n}',
   'response.rationales': '标注理由',

@@ -45,7 +45,6 @@ export const zhReview: Record<keyof typeof enReview, string> = {
   'review.gold_vs_judge': '金标准与评测模型',
   'review.gold': '金标准',
   'review.no_gold': '没有金标准：专家意见不一致，且尚未裁决。',
-  'review.adjudicated_lead': '由 {who} 裁决：',
   'review.judge_score': '评测分数',
   'review.judge_verdict': '评测模型的判断',
   'review.gap': '差距',

@@ -1,6 +1,6 @@
 // One response with every expert's labels, the gold values, and the adjudication forms; the disagreement list.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, ItemTexts, Pager, Prose, proseLang, textLang, ValueLabel } from '../components.tsx';
+import { AdjudicatedBy, Csrf, ItemTexts, Pager, Prose, proseLang, textLang, ValueLabel } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
@@ -24,7 +24,7 @@ export function SlotRow({ ctx, response, language, slot: s, canAdjudicate, saved
       <td>{s.values.length === 0 ? <span class="sub">—</span> : s.values.map((v) => <div><ValueLabel criterion={s.criterion} value={v.value} language={language} /> <span class="sub">{v.annotator}</span></div>)}</td>
       <td>
         <strong><ValueLabel criterion={s.criterion} value={s.gold} language={language} /></strong>
-        {s.adjudication && <div class="sub">{t('response.adjudicated_by', { who: s.adjudication.adjudicator_email })}: <Prose text={s.adjudication.reason} /></div>}
+        {s.adjudication && <div class="sub"><AdjudicatedBy t={t} who={s.adjudication.adjudicator_email} reason={s.adjudication.reason} /></div>}
         {saved && <div class="saved" role="status">{t('flash.adjudicated')}</div>}
       </td>
       {canAdjudicate && (

@@ -2,7 +2,7 @@
 // context under review: the context with the judge's reason beside it, the experts' labels and rationales,
 // the response's other contexts, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemPager, ItemTexts, Pager, Prose, proseLang, shorten, textLang } from '../components.tsx';
+import { AdjudicatedBy, ItemPager, ItemTexts, Pager, Prose, proseLang, shorten, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { RunRow } from '../../server/judge/run-queries.ts';
@@ -168,7 +168,7 @@ export function ContextItemPage({ ctx, dataset, run, query, item, prev, next, ca
               <div>
                 <h3>{t('ctxr.experts_gold')}</h3>
                 <p>{here.gold === null ? <span class="sub">{r('review.no_gold')}</span> : <Relevance ctx={ctx} value={here.gold} />}</p>
-                {item.adjudication && <p class="sub">{r('review.adjudicated_lead', { who: item.adjudication.by })}<Prose text={item.adjudication.reason} /></p>}
+                {item.adjudication && <p class="sub"><AdjudicatedBy t={t} who={item.adjudication.by} reason={item.adjudication.reason} /></p>}
               </div>
             </div>
             {item.computation?.computation && <p class="computation">{computationIn(item.computation, t)}</p>}

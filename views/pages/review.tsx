@@ -1,7 +1,7 @@
 // The audit queue (items where judge and gold disagree, worst first) and one item under review: the item,
 // the experts' labels and rationales, the judge's trace, and the reviewer's verdict form.
 import { Layout, type PageContext } from '../layout.tsx';
-import { ItemPager, ItemTexts, Pager, Prose, proseLang, shorten, textLang, ValueLabel } from '../components.tsx';
+import { AdjudicatedBy, ItemPager, ItemTexts, Pager, Prose, proseLang, shorten, textLang, ValueLabel } from '../components.tsx';
 import { VerdictForm } from './review-verdict-form.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -307,7 +307,7 @@ export function ReviewItemPage({ ctx, dataset, run, state, item, prev, next, can
               <dd>
                 {item.hidden ? <span class="sub">{t('fh.gold_hidden_item')} <a href={`/responses/${response.id}/label`}>{t('response.my_label')}</a></span>
                   : item.gold === null ? r('review.no_gold') : <strong><ValueLabel criterion={criterion} value={item.gold} language={dataset.language} /></strong>}
-                {item.adjudication && <div class="sub">{r('review.adjudicated_lead', { who: item.adjudication.adjudicator_email })}<Prose text={item.adjudication.reason} /></div>}
+                {item.adjudication && <div class="sub"><AdjudicatedBy t={t} who={item.adjudication.adjudicator_email} reason={item.adjudication.reason} /></div>}
               </dd>
               <dt>{r('review.judge_score')}</dt>
               <dd>
