@@ -1,6 +1,6 @@
 // The labelling workspace: one item at a time, every criterion answerable from the keyboard.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, ItemTexts, Kbd, textLang } from '../components.tsx';
+import { Csrf, Field, ItemTexts, Kbd, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
 import type { ResponseWithSample } from '../../server/responses/queries.ts';
@@ -138,18 +138,12 @@ export function Workspace({ ctx, item, errors, conflict, edge }: {
             {responseCriteria.map((c) => <CriterionField ctx={ctx} c={c} item={item} errors={errors} />)}
             {item.criteria.length === 0 && <p class="alert">{t('label.no_criteria')} <a href={`/datasets/${dataset.id}/criteria`}>{t('criteria.title')}</a></p>}
             <div class="row">
-              <div class={errors?.rationale ? 'field has-error' : 'field'}>
-                <label for="f-rationale">{t('field.rationale')}</label>
-                <textarea id="f-rationale" name="rationale" rows={2} maxLength={LIMITS.rationale}
-                  aria-describedby={errors?.rationale ? 'f-rationale-error' : undefined} aria-invalid={errors?.rationale ? 'true' : undefined}>{item.rationale}</textarea>
-                {errors?.rationale && <p class="error" id="f-rationale-error" role="alert">{errors.rationale}</p>}
-              </div>
-              <div class={errors?.corrected_answer ? 'field has-error' : 'field'}>
-                <label for="f-corrected">{t('field.corrected_answer')}</label>
-                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={LIMITS.correctedAnswer} lang={lang}
-                  aria-describedby={errors?.corrected_answer ? 'f-corrected-error' : undefined} aria-invalid={errors?.corrected_answer ? 'true' : undefined}>{item.correctedAnswer}</textarea>
-                {errors?.corrected_answer && <p class="error" id="f-corrected-error" role="alert">{errors.corrected_answer}</p>}
-              </div>
+              <Field name="rationale" label={t('field.rationale')} errors={errors}>
+                <textarea id="f-rationale" name="rationale" rows={2} maxLength={LIMITS.rationale}>{item.rationale}</textarea>
+              </Field>
+              <Field name="corrected_answer" id="f-corrected" label={t('field.corrected_answer')} errors={errors}>
+                <textarea id="f-corrected" name="corrected_answer" rows={2} maxLength={LIMITS.correctedAnswer} lang={lang}>{item.correctedAnswer}</textarea>
+              </Field>
             </div>
           </form>
         </section>
