@@ -34,13 +34,12 @@ export function parseForm<S extends z.ZodType>(schema: S, input: unknown, t: T):
   if (result.success) return { ok: true, data: result.data };
   const errors: FieldErrors = {};
   for (const issue of result.error.issues) {
-    const named = String(issue.path[0] ?? '_form');
+    const field = String(issue.path[0] ?? '_form');
     // A hidden field's refusal is the form's: said with the form's other refusals at its top.
-    if (isHidden(schema, named)) {
+    if (isHidden(schema, field)) {
       errors._form ??= t('err.form_data');
       continue;
     }
-    const field = named;
     if (errors[field]) continue;
     // A field of the wrong type comes from a hand-made request: a form field sent more than once
     // arrives as a list, and a JSON body may hold anything. Said as what it is, not as "required".
