@@ -305,7 +305,7 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
     await page.getByRole('status').filter({ hasText: t('flash.adjudicated') }).waitFor();
     const gold = page.locator(`#c-${crit.correct.id}--1`).getByRole('cell').nth(2);
     expect(await gold.locator('strong').textContent()).toBe('Correct');
-    await gold.getByText(`${t('response.adjudicated_by', { who: ADMIN.email })}: ${reason}`).waitFor();
+    await gold.getByText(`${t('response.adjudicated_by', { who: ADMIN.email })}${reason}`).waitFor();
     await screenshot(page, 'labelling-06-response-gold');
 
     expect(app.ctx.labels.gold(crit.correct, r1, -1)).toBe('1');
