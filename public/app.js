@@ -223,13 +223,14 @@
   // takes the notice away.
   function resumeSignIn() {
     var notice = document.getElementById('session-notice');
-    if (!notice || !notice.firstChild || notice.dataset.resuming) return;
+    if (!notice || !notice.firstChild || !notice.classList.contains('alert') || notice.dataset.resuming) return;
     notice.dataset.resuming = '1';
     fetch('/session/csrf', { credentials: 'same-origin', cache: 'no-store' }).then(function (r) {
       return r.ok && !r.redirected ? r.text() : null;
     }).then(function (token) {
       delete notice.dataset.resuming;
-      if (!token) return;
+      var said = notice.querySelector('[data-resumed]');
+      if (!token || !said) return;
       var meta = document.querySelector('meta[name="csrf-token"]');
       if (meta) meta.content = token;
       var headers = document.body.getAttribute('hx-headers:inherited');
@@ -239,7 +240,7 @@
         document.body.setAttribute('hx-headers:inherited', JSON.stringify(h));
       }
       document.querySelectorAll('input[name="_csrf"]').forEach(function (i) { i.value = token; });
-      notice.textContent = notice.dataset.resumed;
+      notice.textContent = said.dataset.resumed;
       notice.classList.replace('alert', 'flash');
     }, function () { delete notice.dataset.resuming; });
   }
@@ -247,6 +248,13 @@
   document.addEventListener('visibilitychange', function () { if (!document.hidden) resumeSignIn(); });
   // After the answer is swapped in: a refusal has just filled the notice (try the token at once); a
   // person's request that went through ends it.
+  // While the notice says the sign-in ended, what the page asks by itself (a run's progress poll, the
+  // autosave: data-background) is not sent: each would only be refused and fill the notice again,
+  // read out again by screen readers. It goes on once the page has taken a new sign-in.
+  document.addEventListener('htmx:before:request', function (e) {
+    var notice = document.getElementById('session-notice');
+    if (notice && notice.firstChild && notice.classList.contains('alert') && background(e.detail && e.detail.ctx)) e.preventDefault();
+  });
   document.addEventListener('htmx:finally:request', function (e) {
     var ctx = e.detail && e.detail.ctx;
     var notice = document.getElementById('session-notice');

@@ -74,8 +74,8 @@ export function Pager({ t, page, more, pages, href }: { t: T; page: number; more
  * want of a current sign-in: swapped into the page's sign-in notice (layout.tsx), not its target, so
  * that what the person entered stays; `signIn`: offer to sign in, in a new tab (this one keeps the work).
  */
-export function SessionNotice({ t, message, signIn }: { t: T; message: string; signIn: boolean }) {
-  return <><p>{message}</p>{signIn && <p><a href="/login" target="_blank" rel="noopener">{t('session.sign_in')}</a></p>}</>;
+export function SessionNotice({ t, message, signIn, resumed }: { t: T; message: string; signIn: boolean; resumed: string }) {
+  return <><p data-resumed={resumed}>{message}</p>{signIn && <p><a href="/login" target="_blank" rel="noopener">{t('session.sign_in')}</a></p>}</>;
 }
 
 /** A link of ItemPager: where it goes and what it says. */

@@ -73,10 +73,13 @@ export function Layout({ ctx, title, children, wide }: { ctx: PageContext; title
           {ctx.flash && <div class="flash" role="status">{ctx.flash}</div>}
           {children}
         </main>
-        {/* Shown by app.js when a request made without a page load got no answer (the connection broke, the server restarting). */}
-        <div id="request-failed" class="alert toast" role="alert" hidden>{t('err.request_failed')}</div>
-        {/* Filled by a request refused for want of a current sign-in (security.ts); public/app.js takes the new sign-in's token. */}
-        <div id="session-notice" class="alert toast" role="alert" data-resumed={t('session.resumed')}></div>
+        {/* Notices at the foot of the page, stacked when both show. */}
+        <div class="toasts">
+          {/* Shown by app.js when a request made without a page load got no answer (the connection broke, the server restarting). */}
+          <div id="request-failed" class="alert toast" role="alert" hidden>{t('err.request_failed')}</div>
+          {/* Filled by a request refused for want of a current sign-in (security.ts); public/app.js takes the new sign-in's token. */}
+          <div id="session-notice" class="alert toast" role="alert"></div>
+        </div>
       </body>
     </html>
   );

@@ -15,12 +15,18 @@ import type { MessageKey } from '../i18n/index.ts';
  * the page's sign-in notice (`HX-Retarget`), not into its target: the workspace and what the person
  * entered in it stay, and the page takes the next sign-in's token by itself (public/app.js). A page
  * load gets the error page, in the person's language (the browser's Back usually still holds the form).
+ * A refused read (a filter, a run's progress) saved nothing, so the notice does not say it did.
  */
 function refuseSignIn(req: Request, res: Response, status: number, key: MessageKey, pageKey: MessageKey): void {
   if (!wantsFragment(req)) return sendError(req, res, status, req.t(key));
   const signedOut = req.session?.userId === undefined;
+  const reading = SAFE_METHODS.has(req.method);
   res.set({ 'HX-Retarget': '#session-notice', 'HX-Reswap': 'innerHTML' });
-  sendHtml(res, SessionNotice({ t: req.t, message: req.t(signedOut ? 'session.ended' : pageKey), signIn: signedOut }), status);
+  sendHtml(res, SessionNotice({
+    t: req.t, signIn: signedOut,
+    message: req.t(reading ? 'session.ended_view' : signedOut ? 'session.ended' : pageKey),
+    resumed: req.t(reading ? 'session.resumed_view' : 'session.resumed'),
+  }), status);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -218,6 +218,8 @@ export const en = {
   'session.outdated': 'This page comes from an earlier sign-in, so this was not saved. What you entered is still on this page: send it again.',
   'session.sign_in': 'Sign in (opens a new tab)',
   'session.resumed': 'You are signed in again. What you entered is still here: send it again.',
+  'session.ended_view': 'You are signed out, so this page could not be brought up to date. Sign in again in another tab, then come back to this one.',
+  'session.resumed_view': 'You are signed in again.',
   'err.request_failed': 'goldset did not answer (the connection broke, or the server is restarting). What you typed is still on the page: try again in a moment.',
   'err.conflict': 'Someone else saved this sample while you were editing it.',
   'err.bad_transition': 'This review step does not apply to the sample in its current state.',

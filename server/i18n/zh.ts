@@ -219,6 +219,8 @@ export const zh: Record<MessageKey, string> = {
   'session.outdated': '此页面来自之前的一次登录，本次操作未保存。你输入的内容仍在页面上：请重新提交。',
   'session.sign_in': '登录（在新标签页中打开）',
   'session.resumed': '你已重新登录。你输入的内容仍在此页上：请重新提交。',
+  'session.ended_view': '你已退出登录，此页面无法更新。请在另一个标签页中重新登录，再回到此页。',
+  'session.resumed_view': '你已重新登录。',
   'err.request_failed': 'goldset 没有响应（连接中断，或服务器正在重启）。你输入的内容仍在页面上，请稍后再试。',
   'err.conflict': '在你编辑期间，其他人保存了这个样本。',
   'err.bad_transition': '该样本当前的状态不适用此审核操作。',

@@ -62,4 +62,38 @@ describe('the sign-in ends while an item is open', () => {
       await context.close();
     }, 60_000);
   }
+
+  it('stops asking for a run\'s progress while signed out, and goes on once signed in again; the notices stack', async () => {
+    const t = translator('en');
+    const runId = app.ctx.runner.queries.insert({ dataset_id: datasetId, name: 'going', metric_key: 'faithfulness', source: 'goldset', status: 'running',
+      model: 'm', embedding_model: '', selection: '{}', concurrency: 1, n_total: 8, created_by: null, prompts: '{}' });
+    const context = await newContext(browser, { locale: 'en' });
+    const page = await context.newPage();
+    await logIn(page, app.url, ADA, t);
+    let polls = 0;
+    page.on('request', (r) => { if (r.url().endsWith(`/runs/${runId}/progress`)) polls++; });
+    await page.goto(`${app.url}/runs/${runId}`);
+    await expect.poll(() => polls, { timeout: 5_000 }).toBeGreaterThan(0);
+
+    app.ctx.db.exec('DELETE FROM session');
+    const notice = page.locator('#session-notice');
+    await notice.getByText(t('session.ended_view')).waitFor(); // a read: nothing was lost
+    const refused = polls;
+    await page.waitForTimeout(3_500); // three more ticks of `every 1s`
+    expect(polls).toBe(refused);
+
+    // Both notices at once (a request that got no answer, and the sign-in): one above the other.
+    await page.evaluate(() => { document.getElementById('request-failed')!.hidden = false; });
+    const [a, b] = [await page.locator('#request-failed').boundingBox(), await notice.boundingBox()];
+    expect(a!.y + a!.height).toBeLessThanOrEqual(b!.y);
+    await screenshot(page, 'session-ended-en-3-both-notices');
+
+    const other = await context.newPage();
+    await logIn(other, app.url, ADA, t);
+    await page.bringToFront();
+    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await notice.getByText(t('session.resumed_view')).waitFor();
+    await expect.poll(() => polls, { timeout: 5_000 }).toBeGreaterThan(refused);
+    await context.close();
+  }, 60_000);
 });

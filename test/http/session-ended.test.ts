@@ -26,7 +26,7 @@ describe('a refusal for want of a current sign-in', () => {
       expect(fragment.status).toBe(403);
       expect(fragment.headers.get('hx-retarget')).toBe('#session-notice');
       expect(fragment.headers.get('hx-reswap')).toBe('innerHTML');
-      expect(fragment.text).toContain(escapeHtml(t('session.ended')));
+      expect(fragment.text).toContain(`<p data-resumed="${escapeHtml(t('session.resumed'))}">${escapeHtml(t('session.ended'))}</p>`);
       expect(fragment.text).toContain(`<a href="/login" target="_blank" rel="noopener">${escapeHtml(t('session.sign_in'))}</a>`);
       const plain = await send(false);
       expect(plain.status).toBe(403);
@@ -37,13 +37,14 @@ describe('a refusal for want of a current sign-in', () => {
     });
   }
 
-  it('answers an htmx GET (a filter, a poll) with the notice too, where a page load is sent to sign in', async () => {
-    const viewer = await loginAs(app, 'poll@example.com', 'viewer');
+  it('answers an htmx GET (a filter, a poll) with the notice too, saying nothing was lost, where a page load is sent to sign in', async () => {
+    const viewer = await loginAs(app, 'poll@example.com', 'viewer', 'zh');
     app.ctx.db.prepare("DELETE FROM session WHERE user_id = (SELECT id FROM user WHERE email = 'poll@example.com')").run();
     const fragment = await viewer.request('GET', '/datasets?q=a', { headers: { 'HX-Request': 'true' } });
     expect(fragment.status).toBe(401);
     expect(fragment.headers.get('hx-retarget')).toBe('#session-notice');
-    expect(fragment.text).toContain(escapeHtml(translator('en')('session.ended')));
+    const t = translator('zh');
+    expect(fragment.text).toContain(`<p data-resumed="${escapeHtml(t('session.resumed_view'))}">${escapeHtml(t('session.ended_view'))}</p>`);
     const page = await viewer.request('GET', '/datasets?q=a');
     expect(page.status).toBe(303);
     expect(page.headers.get('location')).toBe('/login?next=%2Fdatasets%3Fq%3Da');

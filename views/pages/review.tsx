@@ -230,11 +230,11 @@ export function TraceSteps({ ctx, r, steps, metricKey }: { ctx: PageContext; r: 
           <h2 id={`step-${i}`}>{r('review.step', { n: i + 1, step: stepTitle(t, metricKey, steps, i) })} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
             {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
           <details><summary>{t('trace.prompt')}</summary>
-            {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0}>{m.content}</pre></div>)}
+            {(step.messages ?? []).map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0} lang={proseLang(m.content)}>{m.content}</pre></div>)}
             <TraceCut ctx={ctx} step={step} part="messages" />
           </details>
           <h3>{t('trace.raw')}</h3>
-          <pre class="mono" tabIndex={0}>{step.raw ?? '—'}</pre>
+          <pre class="mono" tabIndex={0} lang={step.raw ? proseLang(step.raw) : undefined}>{step.raw ?? '—'}</pre>
           <TraceCut ctx={ctx} step={step} part="raw" />
           <h3>{t('trace.parsed')}</h3>
           <Parsed r={r} value={step.parsed} />

@@ -1,6 +1,6 @@
 // Scoring runs: the list and the form that starts one, a run's live progress and scores, and one score's trace.
 import { Layout, type PageContext } from '../layout.tsx';
-import { Csrf, Field, FormError, Pager, textLang } from '../components.tsx';
+import { Csrf, Field, FormError, Pager, proseLang, textLang } from '../components.tsx';
 import type { FieldErrors } from '../../server/http/forms.ts';
 import { LIMITS } from '../../server/limits.ts';
 import type { DatasetRow } from '../../server/datasets/queries.ts';
@@ -55,7 +55,7 @@ export function RunProgress({ ctx, run, summary, cost }: { ctx: PageContext; run
   const done = summary.scored + summary.errored + summary.skipped;
   const live = run.status === 'running' || run.status === 'queued';
   return (
-    <div id="run-progress" class="card" {...(live ? { 'hx-get': `/runs/${run.id}/progress`, 'hx-trigger': 'every 1s', 'hx-swap': 'outerHTML' } : {})}>
+    <div id="run-progress" class="card" {...(live ? { 'hx-get': `/runs/${run.id}/progress`, 'hx-trigger': 'every 1s', 'hx-swap': 'outerHTML', 'data-background': true } : {})}>
       <div class="ws-progress">
         <progress max={run.n_total || 1} value={done} aria-label={t('runs.progress')} />
         <span>{t('runs.progress_text', { done, total: run.n_total })}</span>
@@ -261,11 +261,11 @@ export function TracePage({ ctx, dataset, run, score, item }: {
               <h2 id={`trace-step-${i}`}>{i + 1}. {stepTitle(t, run.metric_key, trace.steps, i)} <span class="sub">{step.prompt_version === null ? t('runs.default_prompt') : `v${step.prompt_version}`}</span>
                 {step.cached && <span class="badge">{t('trace.cached')}</span>}{step.error && <span class="badge score-error">{t('runs.status_error')}</span>}</h2>
               <details><summary>{t('trace.prompt')}</summary>
-                {step.messages.map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0}>{m.content}</pre></div>)}
+                {step.messages.map((m) => <div class="message"><p class="sub">{m.role}</p><pre class="mono" tabIndex={0} lang={proseLang(m.content)}>{m.content}</pre></div>)}
                 <TraceCut ctx={ctx} step={step} part="messages" />
               </details>
               <h3>{t('trace.raw')}</h3>
-              <pre class="mono" tabIndex={0}>{step.raw ?? '—'}</pre>
+              <pre class="mono" tabIndex={0} lang={step.raw ? proseLang(step.raw) : undefined}>{step.raw ?? '—'}</pre>
               <TraceCut ctx={ctx} step={step} part="raw" />
               <h3>{t('trace.parsed')}</h3>
               <Json value={step.parsed} />
