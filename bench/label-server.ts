@@ -21,6 +21,7 @@ import { startCheckpointer } from '../server/db/checkpointer.ts';
 import { createLogger } from '../server/log.ts';
 import { createAppContext } from '../server/app-context.ts';
 import { createApp } from '../server/app.ts';
+import { startLabelThread } from '../server/labels/label-thread-client.ts';
 import { requireUser } from '../server/http/security.ts';
 
 const [mode, dbFile] = process.argv.slice(2);
@@ -36,11 +37,13 @@ if (mode === 'goldset') {
   const log = createLogger('error');
   startCheckpointer(db, log); // ends with the process
   const ctx = createAppContext(db, config, log);
+  const labelThread = startLabelThread(ctx);
+  await labelThread.ready;
   // The middleware floor: everything a logged-in htmx POST passes through before goldset's routes.
   const floor = express.Router();
   floor.post('/bench/floor', requireUser, (_req, res) => { res.send('ok'); });
-  server = createApp(ctx, { firstRoutes: floor }).listen(0, '127.0.0.1', listening);
-  close = () => { ctx.group.flush(); db.close(); };
+  server = createApp(ctx, { firstRoutes: floor, labelThread }).listen(0, '127.0.0.1', listening);
+  close = () => { void labelThread.close(); ctx.group.flush(); db.close(); };
 } else if (mode === 'bare') {
   const app = express();
   app.get('/', (_req, res) => { res.send('ok'); });

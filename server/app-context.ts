@@ -20,7 +20,7 @@ import { runManager } from './judge/runner.ts';
 import { calibrationService } from './calibration/service.ts';
 import { contextCalibrationService } from './calibration/context-service.ts';
 import { searchIndexer } from './samples/search-index.ts';
-import { derivedCache } from './db/derived-cache.ts';
+import { derivedCache, type DerivedCache } from './db/derived-cache.ts';
 import { groupCommit } from './db/group-commit.ts';
 import { accessFacts } from './access/facts.ts';
 import { releaseService } from './releases/service.ts';
@@ -28,7 +28,8 @@ import { waitingQueries } from './datasets/waiting.ts';
 import { holdoutLookQueries } from './calibration/holdout-looks.ts';
 import { estimateService } from './estimate/service.ts';
 
-export function createAppContext(db: DB, config: Config, log: Logger) {
+/** `derived`: the kept values' cache, when not the connection's own (the labelling thread's records its writes). */
+export function createAppContext(db: DB, config: Config, log: Logger, options: { derived?: DerivedCache } = {}) {
   const audit = auditQueries(db);
   const datasets = datasetService(db, audit);
   const samples = sampleService(db, audit);
@@ -38,7 +39,7 @@ export function createAppContext(db: DB, config: Config, log: Logger) {
   const registry = metricRegistry(db, audit);
   const metricSettings = metricSettingsStore(db, audit);
   const searchIndex = searchIndexer(db, log);
-  const derived = derivedCache(db);
+  const derived = options.derived ?? derivedCache(db);
   const group = groupCommit(db, log, () => derived.clear());
   const labels = labelService(db, audit, derived, group);
   const releases = releaseService(db, audit);

@@ -6,6 +6,7 @@ import { startCheckpointer } from './db/checkpointer.ts';
 import { createLogger } from './log.ts';
 import { createAppContext } from './app-context.ts';
 import { createApp } from './app.ts';
+import { startLabelThread } from './labels/label-thread-client.ts';
 
 function start(): void {
   let config;
@@ -35,13 +36,15 @@ function start(): void {
   ctx.imports.warm().catch((err: Error) => log.error('imports.reader_failed', { error: err.message }));
   const resumed = ctx.runner.resumeUnfinished();
   if (resumed.length) log.info('runs.resumed', { runs: resumed });
-  const server = createApp(ctx).listen(config.port, config.host, () => {
+  // Save-and-next's SQL and rendering on another core (labels/label-thread.ts).
+  const labelThread = startLabelThread(ctx);
+  const server = createApp(ctx, { labelThread }).listen(config.port, config.host, () => {
     log.info('server.listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, db: config.dbFile });
   });
   const prune = setInterval(() => ctx.sessionStore.prune(), 60 * 60 * 1000).unref();
   const stop = () => {
     clearInterval(prune);
-    server.close(() => { void Promise.all([checkpointer.stop(), ctx.imports.close()]).finally(() => { ctx.group.flush(); db.close(); process.exit(0); }); });
+    server.close(() => { void Promise.all([checkpointer.stop(), ctx.imports.close(), labelThread.close()]).finally(() => { ctx.group.flush(); db.close(); process.exit(0); }); });
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.on('SIGINT', stop);

@@ -10,6 +10,7 @@ import { openDatabase, type DB } from '../server/db/connection.ts';
 import { migrate } from '../server/db/migrate.ts';
 import { createLogger } from '../server/log.ts';
 import { createAppContext, type AppContext } from '../server/app-context.ts';
+import { startLabelThread, type LabelThread } from '../server/labels/label-thread-client.ts';
 import { createApp } from '../server/app.ts';
 import { TEST_ENV } from './test-env.ts';
 import { loadExampleData } from '../server/datasets/example.ts';
@@ -26,6 +27,8 @@ export interface TestApp {
    * has a name in the messages. A test that records made-up shapes on purpose turns it off.
    */
   checkAuditFields: boolean;
+  /** The labelling thread, when the app was started with one (as server/main.ts starts it), ready. */
+  labelThread?: LabelThread;
   close(): Promise<void>;
 }
 
@@ -47,7 +50,8 @@ function checkAuditFields(db: DB): void {
   if (unnamed.length) throw new Error(`audit events record fields the audit log has no name for (add audit.field.* messages): ${unnamed.join(', ')}`);
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** `labelThread`: start the app with its labelling thread, as server/main.ts does (htmx save-and-next made there). */
+export async function startTestApp(env: Record<string, string> = {}, { labelThread: withThread = false } = {}): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goldset-test-'));
   const config = loadConfig({ ...TEST_ENV, GOLDSET_DB: path.join(dir, 'test.db'), GOLDSET_MAX_UPLOAD_MB: '5', ...env });
   const logs: string[] = [];
@@ -55,15 +59,18 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const db = openDatabase(config.dbFile);
   migrate(db);
   const ctx = createAppContext(db, config, log);
+  const labelThread = withThread ? startLabelThread(ctx) : undefined;
+  await labelThread?.ready;
   const server: Server = await new Promise((resolve) => {
-    const s = createApp(ctx).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createApp(ctx, labelThread ? { labelThread } : {}).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const app: TestApp = {
-    ctx, dir, logs, url: `http://127.0.0.1:${port}`, checkAuditFields: true,
+    ctx, dir, logs, url: `http://127.0.0.1:${port}`, checkAuditFields: true, ...(labelThread ? { labelThread } : {}),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await ctx.imports.close();
+      await labelThread?.close();
       try {
         if (app.checkAuditFields && db.open) checkAuditFields(db);
       } finally {

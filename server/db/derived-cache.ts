@@ -79,9 +79,19 @@ export interface DerivedCache {
    * `nested` (the transaction is part of an outer one, which may yet roll back) nothing follows.
    */
   track(datasetId: number, nested?: boolean): TrackedWrite;
+  /**
+   * Follows a write made on another connection (the labelling thread's, label-thread.ts) that moved the
+   * dataset from version `from` to `to` touching `touched`: the kept values at `from` follow it as they
+   * would a write of this connection, when the dataset is still at `to` here (read in one transaction
+   * with what they read); otherwise they are left to be computed again.
+   */
+  followWrite(datasetId: number, from: number, to: number, touched: ReadonlyArray<readonly [number, Touched | undefined]>): void;
   /** Drops every kept value: after a rollback of writes some of them may have followed (group-commit.ts). */
   clear(): void;
 }
+
+/** A tracked write as made (recordingCache): the dataset's version before and after it, and what it touched. */
+export interface RecordedWrite { datasetId: number; from: number; to: number; touched: [number, Touched | undefined][] }
 
 interface Entry { datasetId: number; version: number; value: object; follow: Follow<object> | undefined }
 
@@ -96,6 +106,37 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
   const version = db.prepare<[number], number>('SELECT data_version FROM dataset WHERE id = ?').pluck();
   const entries = new Map<string, Entry>();
   const ofDataset = (datasetId: number) => [...entries].filter(([, e]) => e.datasetId === datasetId);
+
+  /** Inside the write's transaction (or a read at its end): how each value kept at `from` follows it. */
+  function plan(datasetId: number, from: number, touched: ReadonlyMap<number, Touched | undefined>): [Entry, (() => object) | null][] {
+    const ids = [...touched.keys()];
+    const known = new Map<number, Touched>();
+    for (const [id, facts] of touched) if (facts) known.set(id, facts);
+    const plans: [Entry, (() => object) | null][] = [];
+    for (const [, e] of ofDataset(datasetId)) {
+      if (e.version !== from) continue;
+      if (ids.length === 0) plans.push([e, null]);
+      else if (e.follow) {
+        const apply = e.follow(e.value, ids, known);
+        if (apply) plans.push([e, apply]);
+      }
+    }
+    return plans;
+  }
+  /** Once committed: the planned values updated and marked current at `to`, unless replaced or moved meanwhile. */
+  function carry(plans: [Entry, (() => object) | null][], from: number, to: number): void {
+    for (const [e, apply] of plans) {
+      if (e.version !== from || ![...entries.values()].includes(e)) continue;
+      if (apply) {
+        const value = apply();
+        if (value !== e.value) freeze(value);
+        e.value = value;
+      }
+      e.version = to;
+    }
+  }
+  const readAt = db.transaction((datasetId: number, to: number, read: () => void) => { if (version.get(datasetId) === to) read(); });
+
   return {
     get<T extends object>(datasetId: number, key: string, compute: () => T, follow?: Follow<T>): Readonly<T> {
       const current = version.get(datasetId);
@@ -127,33 +168,48 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
         touch: (responseId, known) => void touched.set(responseId, known),
         done() {
           const to = version.get(datasetId)!;
-          const ids = [...touched.keys()];
-          const known = new Map<number, Touched>();
-          for (const [id, facts] of touched) if (facts) known.set(id, facts);
-          const plans: [Entry, (() => object) | null][] = [];
-          for (const [, e] of ofDataset(datasetId)) {
-            if (e.version !== from) continue;
-            if (ids.length === 0) plans.push([e, null]);
-            else if (e.follow) {
-              const apply = e.follow(e.value, ids, known);
-              if (apply) plans.push([e, apply]);
-            }
-          }
-          return () => {
-            for (const [e, apply] of plans) {
-              // Still kept at `from`: nothing replaced or moved it since the transaction began.
-              if (e.version !== from || ![...entries.values()].includes(e)) continue;
-              if (apply) {
-                const value = apply();
-                if (value !== e.value) freeze(value);
-                e.value = value;
-              }
-              e.version = to;
-            }
-          };
+          const plans = plan(datasetId, from, touched);
+          // Still kept at `from` once committed: nothing replaced or moved it since the transaction began.
+          return () => carry(plans, from, to);
         },
       };
     },
+    followWrite(datasetId, from, to, touched) {
+      if (!ofDataset(datasetId).some(([, e]) => e.version === from)) return;
+      let plans: [Entry, (() => object) | null][] = [];
+      const read = () => { plans = plan(datasetId, from, new Map(touched)); };
+      if (db.inTransaction) { if (version.get(datasetId) === to) read(); } else readAt(datasetId, to, read);
+      carry(plans, from, to);
+    },
     clear: () => entries.clear(),
+  };
+}
+
+/**
+ * The kept values of a connection whose tracked writes another connection's cache follows (the labelling
+ * thread's, label-thread.ts): every tracked write is recorded with its versions and what it touched,
+ * for `drain` to hand over once committed; `onClear` is told of a rollback (group-commit.ts clears the
+ * cache then), whose recorded writes never happened.
+ */
+export function recordingCache(db: DB, onClear: () => void): DerivedCache & { drain(): RecordedWrite[] } {
+  const inner = derivedCache(db);
+  const version = db.prepare<[number], number>('SELECT data_version FROM dataset WHERE id = ?').pluck();
+  let writes: RecordedWrite[] = [];
+  return {
+    ...inner,
+    track(datasetId: number, nested = false): TrackedWrite {
+      const from = nested ? undefined : version.get(datasetId);
+      if (from === undefined) return IDLE;
+      const touched = new Map<number, Touched | undefined>();
+      return {
+        touch: (responseId, known) => void touched.set(responseId, known),
+        done() {
+          const write = { datasetId, from, to: version.get(datasetId)!, touched: [...touched] };
+          return () => void writes.push(write);
+        },
+      };
+    },
+    clear() { inner.clear(); writes = []; onClear(); },
+    drain() { const out = writes; writes = []; return out; },
   };
 }

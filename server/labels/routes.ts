@@ -6,19 +6,18 @@ import { pageContext, sendError } from '../http/page.ts';
 import { sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
 import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
-import type { LabelTarget, ResponseWithSample } from '../responses/queries.ts';
-import type { Criterion } from '../criteria/queries.ts';
-import type { AnnotationRow, LabelValueRow } from './queries.ts';
+import type { LabelTarget } from '../responses/queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
-import { LabelConflict, LabelError, valueKey, type AnnotationInput, type HandedOut, type Progress } from './service.ts';
-import { pageNumber, type FieldErrors } from '../http/forms.ts';
-import { LabelPage, QueueDone, Workspace, type QueueDoneView, type WorkspaceItem } from '../../views/pages/label.tsx';
+import { LabelConflict, LabelError, type HandedOut } from './service.ts';
+import { pageNumber } from '../http/forms.ts';
+import { LabelPage, Workspace } from '../../views/pages/label.tsx';
 import { HistoryList, LabelStart, type HistoryItem } from '../../views/pages/label-history.tsx';
 import type { HistoryPage, HistoryState } from './history.ts';
 import { optionLabel } from '../criteria/values.ts';
-import { waitingFor } from '../datasets/waiting.ts';
-import type { Html } from '../../views/jsx-runtime.ts';
+import { renderHtml, type Html } from '../../views/jsx-runtime.ts';
 import { LIMITS } from '../limits.ts';
+import { admitLabeller, buildItem, handedWorkspace, nextActions, readAnnotation, saveAndNext, type SaveOutcome, type Shown } from './save-and-next.ts';
+import type { LabelThread, ThreadAnswer } from './label-thread-client.ts';
 
 const RECENT = 5;
 const HISTORY_PAGE = 50;
@@ -27,9 +26,6 @@ const NO_FILTER = { q: '', state: '', criterionId: null, value: '' } as const;
 /** The dataset of a labelling request, if it exists, and whether the user may label in it. */
 interface LabellingAccess { dataset: DatasetRow | undefined; allowed: boolean }
 const NO_ACCESS: LabellingAccess = { dataset: undefined, allowed: false };
-
-/** A response as the workspace shows it, with its dataset's progress (labels.shown). */
-interface Shown { response: ResponseWithSample; progress: Progress }
 
 const HistoryQuery = z.object({
   q: z.string().trim().max(LIMITS.search).catch(''),
@@ -47,53 +43,15 @@ function readHistoryFilter(query: unknown) {
   };
 }
 
-// Lengths are checked by the label service against server/limits.ts (an over-long rationale is refused, not dropped).
-const Meta = z.object({
-  version: z.coerce.number().int().min(0).catch(0),
-  rationale: z.string().catch(''),
-  corrected_answer: z.string().catch(''),
-});
-
-/**
- * Reads `c<criterion>` and `c<criterion>_<context>` fields of the workspace form, and the version
- * it was read at (a missing one is 0, "none submitted yet", which never overwrites a submission).
- */
-export function readAnnotation(body: Record<string, unknown>): { input: AnnotationInput; version: number } {
-  const values = new Map<string, string>();
-  for (const [key, raw] of Object.entries(body ?? {})) {
-    const m = /^c(\d+)(?:_(\d+))?$/.exec(key);
-    if (m && typeof raw === 'string') values.set(valueKey(Number(m[1]), m[2] === undefined ? -1 : Number(m[2])), raw);
-  }
-  const meta = Meta.parse(body ?? {});
-  return { input: { values, rationale: meta.rationale.trim(), corrected_answer: meta.corrected_answer.trim() }, version: meta.version };
+/** Save-and-next's answer to an htmx request, as the labelling thread sends it too (label-thread.ts). */
+export function fragmentAnswer(outcome: SaveOutcome): ThreadAnswer {
+  if ('refused' in outcome) return outcome;
+  return { status: outcome.status, html: renderHtml(outcome.workspace), ...(outcome.status === 200 && outcome.next !== null ? { next: outcome.next } : {}) };
 }
 
-export function labelRoutes(app: AppContext): Router {
+export function labelRoutes(app: AppContext, thread?: LabelThread): Router {
   const r = Router();
   const { labels, criteria } = app;
-  // Outside a transaction every statement takes and releases the database's locks itself (file and
-  // shared-memory locks, a few system calls), which costs more than a small query: the reads a save
-  // makes before its write transaction (the response with its dataset and the user's standing, and the
-  // dataset's criteria when they changed since they were kept) are made in one read transaction, or in
-  // the group commit's transaction when one is open (a savepoint would only add two statements).
-  const oneRead = app.db.transaction((read: () => unknown) => read());
-  const readTogether = <T>(read: () => T): T => (app.db.inTransaction ? read() : oneRead(read) as T);
-
-  /** The workspace of one item; `mine` is this expert's annotation of it with its values. */
-  function buildItem(dataset: DatasetRow, criteriaList: readonly Criterion[], { response, progress }: Shown,
-    mine: { annotation: AnnotationRow; labels: LabelValueRow[] } | null, override?: { input: AnnotationInput }): WorkspaceItem {
-    const values: Record<string, string> = {};
-    if (override) for (const [k, v] of override.input.values) values[k] = v;
-    else for (const l of mine?.labels ?? []) values[valueKey(l.criterion_id, l.context_index)] = l.value;
-    return {
-      dataset, response, criteria: criteriaList, annotation: mine?.annotation ?? null, values,
-      contexts: JSON.parse(response.retrieved_contexts) as string[],
-      rationale: override?.input.rationale ?? mine?.annotation.rationale ?? '',
-      correctedAnswer: override?.input.corrected_answer ?? mine?.annotation.corrected_answer ?? '',
-      progress,
-    };
-  }
-
   function render(req: Request, res: Response, dataset: DatasetRow, node: Html, status = 200) {
     if (wantsFragment(req)) return sendHtml(res, node, status);
     sendDocument(res, LabelPage({ ctx: pageContext(req), dataset, children: node }), status);
@@ -105,14 +63,10 @@ export function labelRoutes(app: AppContext): Router {
   }
 
   /** The dataset when this user may label in it; otherwise answers the refusal (outside any transaction: the answer touches the session). */
-  function admit(req: Request, res: Response, { dataset, allowed }: LabellingAccess): DatasetRow | null {
-    if (!dataset) { sendError(req, res, 404, req.t('err.not_found')); return null; }
-    if (!allowed) {
-      app.log.warn('authz.refused', { path: req.path, user: req.user?.id ?? null, reason: 'not a labeller' });
-      sendError(req, res, 403, req.t('err.not_labeller'));
-      return null;
-    }
-    return dataset;
+  function admit(req: Request, res: Response, access: LabellingAccess): DatasetRow | null {
+    const admitted = admitLabeller(app, access, req.path, req.user);
+    if ('refused' in admitted) { sendError(req, res, admitted.refused, req.t(admitted.message)); return null; }
+    return admitted.dataset;
   }
 
   /** The dataset of a response, when this user may label in it; answers the refusal itself. */
@@ -134,32 +88,11 @@ export function labelRoutes(app: AppContext): Router {
     return dataset ? { dataset, target: found!.target } : null;
   }
 
-  /**
-   * What saving a label reads before its write (as loadTarget, with the dataset's criteria), in one read
-   * transaction, with the group commit's mark: read in the group's transaction, the dataset's archived
-   * flag need not be read again by the write (labels/service.ts ArchivedAsRead).
-   */
-  const readForSave = (req: Request) => readTogether(() => {
-    const found = labels.targetAccess(idParam(req.params.rid) ?? 0, req.user);
-    return { target: found?.target, access: found ?? NO_ACCESS, criteriaList: found?.allowed ? criteria.forDatasetRow(found.dataset) : [], mark: app.group.mark() };
-  });
-
   /** Answers with the item handed out (see labels.handOut), or that the queue is done. */
-  function showNext(req: Request, res: Response, dataset: DatasetRow, handed: HandedOut | null, criteriaList?: readonly Criterion[]) {
-    const ctx = pageContext(req);
-    if (handed === null) {
-      if (!wantsFragment(req)) return res.redirect(303, `/datasets/${dataset.id}/label`);
-      return sendHtml(res, QueueDone({ ctx, dataset, next: nextActions(req, dataset) }));
-    }
-    if (!wantsFragment(req)) return res.redirect(303, `/responses/${handed.responseId}/label`);
-    const shown = labels.shown(handed.responseId, req.user!.id)!;
-    res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
-    sendHtml(res, Workspace({ ctx, item: buildItem(dataset, criteriaList ?? criteria.forDatasetRow(dataset), shown, handed) }));
-  }
-
-  /** What is left to do in the dataset once this expert's queue is empty. */
-  function nextActions(req: Request, dataset: DatasetRow): QueueDoneView {
-    return { progress: labels.progress(dataset.id, req.user!.id), waiting: waitingFor(app, dataset, req.user) };
+  function showNext(req: Request, res: Response, dataset: DatasetRow, handed: HandedOut | null) {
+    if (!wantsFragment(req)) return res.redirect(303, handed === null ? `/datasets/${dataset.id}/label` : `/responses/${handed.responseId}/label`);
+    if (handed !== null) res.set('HX-Push-Url', `/responses/${handed.responseId}/label`);
+    sendHtml(res, handedWorkspace(app, pageContext(req), dataset, handed));
   }
 
   // A GET shows and never writes (a link from another site must not reserve items in someone's name):
@@ -170,7 +103,7 @@ export function labelRoutes(app: AppContext): Router {
     const ctx = pageContext(req);
     const candidate = labels.peekNext(dataset.id, req.user!.id, dataset.overlap);
     const recent = labels.history.page(req.user!.id, dataset.id, NO_FILTER, RECENT, 0);
-    sendDocument(res, LabelPage({ ctx, dataset, children: LabelStart({ ctx, dataset, candidate, next: nextActions(req, dataset),
+    sendDocument(res, LabelPage({ ctx, dataset, children: LabelStart({ ctx, dataset, candidate, next: nextActions(app, dataset, req.user!),
       recent: historyRows(dataset, recent) }) }));
   });
 
@@ -226,32 +159,23 @@ export function labelRoutes(app: AppContext): Router {
     }) }));
   }
 
-  r.post('/responses/:rid/label', requireUser, (req, res) => {
-    const { target, access, criteriaList, mark } = readForSave(req);
-    const dataset = admit(req, res, access);
-    if (!dataset || !target) return;
-    const { input, version } = readAnnotation(req.body);
-    let handed: HandedOut | null = null;
-    try {
-      // The next item comes in the answer (htmx swaps it in; a plain form is redirected to it), so it is
-      // handed out in the same transaction: one commit per save-and-next.
-      handed = labels.submitAndHandOut(req.user!, target, criteriaList, input, version, dataset.overlap, { archived: dataset.archived === 1, mark });
-    } catch (err) {
+  // htmx's save-and-next is made in the labelling thread when there is one (label-thread.ts): its SQL
+  // and rendering on the other core, while this thread goes on with the next request's middleware.
+  // A plain form (answered with a redirect or a whole page), or no thread, makes it here.
+  r.post('/responses/:rid/label', requireUser, async (req, res) => {
+    const responseId = idParam(req.params.rid) ?? 0;
+    if (wantsFragment(req)) {
       const ctx = pageContext(req);
-      if (err instanceof LabelConflict) {
-        app.log.info('label.conflict', { response: target.id, user: req.user!.id });
-        const item = buildItem(dataset, criteriaList, labels.shown(target.id, req.user!.id)!, labels.mine(target.id, req.user!.id));
-        return render(req, res, dataset, Workspace({ ctx, item, conflict: true }), 409);
-      }
-      if (err instanceof LabelError) {
-        const errors: FieldErrors = { [err.field]: req.t(err.key, err.params) };
-        if (err.field === '_form') app.log.warn('label.refused', { response: target.id, user: req.user!.id, reason: err.key });
-        const item = buildItem(dataset, criteriaList, labels.shown(target.id, req.user!.id)!, labels.mine(target.id, req.user!.id), { input });
-        return render(req, res, dataset, Workspace({ ctx, item, errors }), 422);
-      }
-      throw err;
+      const answer = (thread && await thread.save({ responseId, body: req.body, user: req.user!, locale: ctx.locale, csrfToken: ctx.csrfToken, path: ctx.path, url: ctx.url }))
+        ?? fragmentAnswer(saveAndNext(app, ctx, responseId, req.body));
+      if ('refused' in answer) return sendError(req, res, answer.refused, req.t(answer.message));
+      if (answer.next !== undefined) res.set('HX-Push-Url', `/responses/${answer.next}/label`);
+      return res.status(answer.status).vary('HX-Request').type('html').send(answer.html);
     }
-    showNext(req, res, dataset, handed, criteriaList);
+    const outcome = saveAndNext(app, pageContext(req), responseId, req.body);
+    if ('refused' in outcome) return sendError(req, res, outcome.refused, req.t(outcome.message));
+    if (outcome.status !== 200) return render(req, res, outcome.dataset, outcome.workspace, outcome.status);
+    res.redirect(303, outcome.next === null ? `/datasets/${outcome.dataset.id}/label` : `/responses/${outcome.next}/label`);
   });
 
   r.post('/responses/:rid/draft', requireUser, (req, res) => {

@@ -49,7 +49,7 @@ for (const lang of ['en', 'zh'] as const) {
 
     beforeAll(async () => {
       fake = await startFakeOpenAI();
-      app = await startTestApp();
+      app = await startTestApp({}, { labelThread: true }); // as server/main.ts runs it
       browser = await launchBrowser();
       adminContext = await newContext(browser, { locale, width: 1440, height: 900 });
       admin = await adminContext.newPage();

@@ -140,7 +140,7 @@ describe('labelling with the keyboard, disagreement and adjudication', () => {
   }
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({}, { labelThread: true }); // as server/main.ts runs it
     const { ctx } = app;
     const admin = await ctx.users.createFirstAdmin(ADMIN);
     const a = await ctx.users.createUser(admin.id, { ...EXPERT_A, role: 'expert' });
@@ -348,7 +348,7 @@ describe('workspace behaviour that once was broken', () => {
   let quality: Criterion;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({}, { labelThread: true }); // as server/main.ts runs it
     const { ctx } = app;
     const admin = await ctx.users.createFirstAdmin(ADMIN);
     const dataset = ctx.datasets.create(admin.id, { name: 'Bugs', description: '', language: 'en', domain: '' });

@@ -14,7 +14,7 @@ const RESULTS = [
 ].join('\n');
 
 beforeEach(async () => {
-  app = await startTestApp();
+  app = await startTestApp({}, { labelThread: true }); // as server/main.ts runs it: htmx save-and-next in the labelling thread
   admin = await setupAdmin(app);
   const res = await admin.post('/datasets', { name: 'Labels', language: 'zh', description: '', domain: '' });
   datasetId = Number(res.headers.get('location')!.split('/').pop());

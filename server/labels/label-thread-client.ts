@@ -1,0 +1,94 @@
+// The main thread's side of the labelling thread (label-thread.ts): hands it htmx save-and-next
+// requests and gets their answers back, in the order of its group commits; the main thread's kept
+// figures follow each group's writes before its answers are sent. Until the thread is ready, and if
+// it stops, saves are made in the main thread as before (save-and-next.ts); a save the thread was
+// making when it stopped gets the error page (it may or may not have been committed: the expert's
+// next save of the item says which, as a stale form would).
+import { Worker } from 'node:worker_threads';
+import type { AppContext } from '../app-context.ts';
+import type { CurrentUser } from '../http/context.ts';
+import type { Locale, MessageKey } from '../i18n/index.ts';
+import type { RecordedWrite } from '../db/derived-cache.ts';
+
+/** What the main thread sends: the request as save-and-next reads it. */
+export interface SaveRequest { responseId: number; body: Record<string, unknown>; user: CurrentUser; locale: Locale; csrfToken: string; path: string; url: string }
+/** Save-and-next's answer to an htmx request: refused, or the HTML with its status (and the next item's id, for the address bar). */
+export type ThreadAnswer = { refused: 403 | 404; message: MessageKey } | { status: 200 | 409 | 422; html: string; next?: number };
+/** One group commit's answers (null: not saved) and the writes it committed. */
+export interface Batch { answers: { id: number; answer: ThreadAnswer | null }[]; writes: RecordedWrite[] }
+
+export interface LabelThread {
+  /** Settles when the thread has its connection and takes saves (until then they are made in the main thread). */
+  ready: Promise<void>;
+  /** The answer, or null when there is no thread to make it (make it in this thread); rejects when the save failed. */
+  save(request: SaveRequest): Promise<ThreadAnswer> | null;
+  close(): Promise<void>;
+}
+
+export function startLabelThread(app: AppContext): LabelThread {
+  const worker = new Worker(new URL('../worker-boot.mjs', import.meta.url), {
+    // The automatic checkpoint as the app's connection has it: off while the checkpointer's thread runs (db/checkpointer.ts).
+    workerData: { entry: new URL('./label-thread.ts', import.meta.url).href, config: app.config, walAutocheckpoint: app.db.pragma('wal_autocheckpoint', { simple: true }) },
+  });
+  worker.unref();
+  let ready = false;
+  let stopped = false;
+  let isReady = () => {};
+  const readyPromise = new Promise<void>((resolve) => { isReady = resolve; });
+  let next = 1;
+  const waiting = new Map<number, { resolve: (a: ThreadAnswer) => void; reject: (e: Error) => void }>();
+  const stop = (why: string) => {
+    if (stopped) return;
+    stopped = true;
+    if (waiting.size) app.log.error('label_thread.stopped', { reason: why, unanswered: waiting.size });
+    for (const w of waiting.values()) w.reject(new Error(`the labelling thread stopped: ${why}`));
+    waiting.clear();
+  };
+  worker.on('message', (m: 'ready' | { log: [keyof AppContext['log'], string, Record<string, unknown>] } | Batch) => {
+    if (m === 'ready') { ready = true; isReady(); return; }
+    if ('log' in m) { app.log[m.log[0]](m.log[1], m.log[2]); return; }
+    followWrites(app, m.writes);
+    for (const { id, answer } of m.answers) {
+      const w = waiting.get(id);
+      waiting.delete(id);
+      if (answer) w?.resolve(answer); else w?.reject(new Error('the labelling thread could not save'));
+    }
+  });
+  worker.on('error', (err) => { app.log.error('label_thread.error', { message: err.message, stack: err.stack }); stop(err.message); });
+  worker.on('exit', (code) => stop(`exit ${code}`));
+  return {
+    ready: readyPromise,
+    save(request) {
+      if (!ready || stopped) return null;
+      const id = next++;
+      return new Promise<ThreadAnswer>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        worker.postMessage({ ...request, id });
+      });
+    },
+    async close() { stopped = true; await worker.terminate(); },
+  };
+}
+
+/**
+ * The kept figures follow a group's writes: consecutive writes to a dataset (each one's version after is
+ * the next one's before) as one, since they were committed together; a gap (another connection wrote
+ * between them) leaves the values to be computed again.
+ */
+function followWrites(app: AppContext, writes: readonly RecordedWrite[]): void {
+  const runs = new Map<number, { from: number; to: number; touched: Map<number, RecordedWrite['touched'][number][1]> }>();
+  const follow = (datasetId: number) => {
+    const run = runs.get(datasetId);
+    if (run) app.derived.followWrite(datasetId, run.from, run.to, [...run.touched]);
+    runs.delete(datasetId);
+  };
+  for (const w of writes) {
+    const run = runs.get(w.datasetId);
+    if (run && run.to !== w.from) follow(w.datasetId);
+    const current = runs.get(w.datasetId) ?? { from: w.from, to: w.from, touched: new Map() };
+    current.to = w.to;
+    for (const [id, known] of w.touched) current.touched.set(id, known);
+    runs.set(w.datasetId, current);
+  }
+  for (const datasetId of [...runs.keys()]) follow(datasetId);
+}
