@@ -4,6 +4,7 @@
 // request's thread again once the labelling thread has stopped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginAs, setupAdmin, startTestApp, type Client, type TestApp } from '../helpers.ts';
+import { AGREEMENT_KEY, agreementForDataset, keptAgreement } from '../../server/agreement/service.ts';
 
 let app: TestApp;
 let admin: Client;
@@ -12,7 +13,7 @@ let correct: number;
 
 const RESULTS = [
   'user_input,retrieved_contexts,response,reference,system',
-  ...Array.from({ length: 6 }, (_, i) => `问题 ${i}？,"['上下文 ${i}']",回答 ${i},参考 ${i},rag-v1`),
+  ...Array.from({ length: 20 }, (_, i) => `问题 ${i}？,"['上下文 ${i}']",回答 ${i},参考 ${i},rag-v1`),
 ].join('\n');
 
 beforeAll(async () => {
@@ -74,6 +75,25 @@ describe('save-and-next in the labelling thread', () => {
     expect(app.ctx.derived.peek(datasetId, 'disagreements:open', version())).toBe(kept); // followed, not recounted
     expect(kept.count).toBe(before + 1);
     expect(app.ctx.labels.disagreementCount(datasetId)).toBe(before + 1);
+  });
+
+  it('keeps the agreement current through saves the thread committed together, equal to a recount', async () => {
+    const experts = await Promise.all(['p', 'q', 'r', 's'].map((n) => loginAs(app, `${n}@example.com`, 'expert')));
+    const starts = await Promise.all(experts.map((e) => e.post(`/datasets/${datasetId}/label/next`, {}, htmx)));
+    const items = starts.map((s) => Number(/data-response="(\d+)"/.exec(s.text)![1]));
+    const kept = keptAgreement(app.ctx, datasetId);
+    const from = version();
+    // Four saves handed to the thread in one turn: one group commit, four writes whose versions run on,
+    // followed as one (label-thread-client.ts followWrites).
+    const saves = experts.map((e, i) => {
+      const user = app.ctx.users.queries.byEmail(['p', 'q', 'r', 's'][i] + '@example.com')!;
+      return app.labelThread!.save({ responseId: items[i]!, body: { [`c${correct}`]: String(i % 2), version: '0' }, locale: 'en', csrfToken: '', path: '/', url: '/',
+        user: { id: user.id, email: user.email, name: user.name, role: user.role, locale: user.locale } })!;
+    });
+    expect((await Promise.all(saves)).map((a) => ('status' in a ? a.status : a.refused))).toEqual([200, 200, 200, 200]);
+    expect(version()).toBeGreaterThan(from + 3);
+    expect(app.ctx.derived.peek(datasetId, AGREEMENT_KEY, version())).toBe(kept); // followed, not recounted
+    expect(kept.rows().map((r) => r.agreement)).toEqual(agreementForDataset(app.ctx, datasetId).rows().map((r) => r.agreement));
   });
 
   it('answers a stale form with the item again (409) and a refused value with its message (422), and logs through the app', async () => {
