@@ -30,7 +30,8 @@ let close = (): void => {};
 
 if (mode === 'goldset') {
   if (!dbFile) throw new Error('usage: label-server.ts goldset DB_FILE');
-  // As server/main.ts does it (background checkpoints included), with the default settings (synchronous = NORMAL) and only errors logged.
+  // As server/main.ts does it (background checkpoints and the labelling thread included), with the default settings
+  // (synchronous = NORMAL) and only errors logged. The load starts once the labelling thread takes saves.
   const config = loadConfig({ GOLDSET_DB: dbFile });
   const db = openDatabase(config.dbFile, { synchronous: config.synchronous });
   migrate(db);
