@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   const S = await setup(file);
   console.log(`  seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s (${(S.db.prepare('PRAGMA page_count').pluck().get() as number) * 4096 / 1e6 | 0} MB)`);
   // A service that keeps nothing, so every call reads and computes.
-  const uncached = contextCalibrationService(S.db, { get: (_d, _k, compute) => compute(), peek: () => undefined, track: () => ({ touch: () => {}, done: () => () => {} }), followWrite: () => {}, clear: () => {} });
+  const uncached = contextCalibrationService(S.db, { get: (_d, _k, compute) => compute(), peek: () => undefined, track: () => ({ touch: () => {}, done: () => () => {} }), followWrite: () => true, clear: () => {} });
   const input = { criterion: S.criterion, run: S.run, part: 'all' as const, holdoutSeed: S.holdoutSeed };
   const reads: number[] = [], reports: number[] = [], readCpu: number[] = [], reportCpu: number[] = [];
   let rows = uncached.responses(input);

@@ -82,10 +82,11 @@ export interface DerivedCache {
   /**
    * Follows a write made on another connection (the labelling thread's, label-thread.ts) that moved the
    * dataset from version `from` to `to` touching `touched`: the kept values at `from` follow it as they
-   * would a write of this connection, when the dataset is still at `to` here (read in one transaction
-   * with what they read); otherwise they are left to be computed again.
+   * would a write of this connection, when the dataset is at `to` here (read in one transaction with
+   * what they read). False when it is not (yet) at `to`: nothing followed, the caller may follow a longer
+   * run of writes later; true when followed or when nothing is kept at `from`.
    */
-  followWrite(datasetId: number, from: number, to: number, touched: ReadonlyArray<readonly [number, Touched | undefined]>): void;
+  followWrite(datasetId: number, from: number, to: number, touched: ReadonlyArray<readonly [number, Touched | undefined]>): boolean;
   /** Drops every kept value: after a rollback of writes some of them may have followed (group-commit.ts). */
   clear(): void;
 }
@@ -135,7 +136,11 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
       e.version = to;
     }
   }
-  const readAt = db.transaction((datasetId: number, to: number, read: () => void) => { if (version.get(datasetId) === to) read(); });
+  const readAt = db.transaction((datasetId: number, to: number, read: () => void): boolean => {
+    if (version.get(datasetId) !== to) return false;
+    read();
+    return true;
+  });
 
   return {
     get<T extends object>(datasetId: number, key: string, compute: () => T, follow?: Follow<T>): Readonly<T> {
@@ -175,11 +180,12 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
       };
     },
     followWrite(datasetId, from, to, touched) {
-      if (!ofDataset(datasetId).some(([, e]) => e.version === from)) return;
+      if (!ofDataset(datasetId).some(([, e]) => e.version === from)) return true;
       let plans: [Entry, (() => object) | null][] = [];
       const read = () => { plans = plan(datasetId, from, new Map(touched)); };
-      if (db.inTransaction) { if (version.get(datasetId) === to) read(); } else readAt(datasetId, to, read);
-      carry(plans, from, to);
+      const at = db.inTransaction ? version.get(datasetId) === to && (read(), true) : readAt(datasetId, to, read) as boolean;
+      if (at) carry(plans, from, to);
+      return at;
     },
     clear: () => entries.clear(),
   };

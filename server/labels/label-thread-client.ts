@@ -37,6 +37,7 @@ export function startLabelThread(app: AppContext): LabelThread {
   const readyPromise = new Promise<void>((resolve) => { isReady = resolve; });
   let next = 1;
   const waiting = new Map<number, { resolve: (a: ThreadAnswer) => void; reject: (e: Error) => void }>();
+  const follow = writeFollower(app);
   const stop = (why: string) => {
     if (stopped) return;
     stopped = true;
@@ -47,7 +48,7 @@ export function startLabelThread(app: AppContext): LabelThread {
   worker.on('message', (m: 'ready' | { log: [keyof AppContext['log'], string, Record<string, unknown>] } | Batch) => {
     if (m === 'ready') { ready = true; isReady(); return; }
     if ('log' in m) { app.log[m.log[0]](m.log[1], m.log[2]); return; }
-    followWrites(app, m.writes);
+    follow(m.writes);
     for (const { id, answer } of m.answers) {
       const w = waiting.get(id);
       waiting.delete(id);
@@ -70,25 +71,29 @@ export function startLabelThread(app: AppContext): LabelThread {
   };
 }
 
+/** Writes of the thread to one dataset that follow each other (each one's version after is the next one's before), not yet followed. */
+interface Run { from: number; to: number; touched: Map<number, RecordedWrite['touched'][number][1]> }
+
 /**
- * The kept figures follow a group's writes: consecutive writes to a dataset (each one's version after is
- * the next one's before) as one, since they were committed together; a gap (another connection wrote
- * between them) leaves the values to be computed again.
+ * The main thread's kept figures follow the thread's writes. Consecutive writes to a dataset are
+ * followed as one run: the values kept at its first version before are brought to its last version
+ * after, once the dataset is at that version here. When it is already further on (the thread has
+ * committed its next group, whose answers are on their way), the run waits for that group's writes,
+ * which continue it. A gap (another connection wrote between two of the thread's writes) ends the run
+ * unfollowed: the values are then computed again when next asked.
  */
-function followWrites(app: AppContext, writes: readonly RecordedWrite[]): void {
-  const runs = new Map<number, { from: number; to: number; touched: Map<number, RecordedWrite['touched'][number][1]> }>();
-  const follow = (datasetId: number) => {
-    const run = runs.get(datasetId);
-    if (run) app.derived.followWrite(datasetId, run.from, run.to, [...run.touched]);
-    runs.delete(datasetId);
+export function writeFollower(app: AppContext): (writes: readonly RecordedWrite[]) => void {
+  const runs = new Map<number, Run>();
+  return (writes) => {
+    for (const w of writes) {
+      const run = runs.get(w.datasetId);
+      if (run && run.to === w.from) run.to = w.to;
+      else runs.set(w.datasetId, { from: w.from, to: w.to, touched: new Map() });
+      const current = runs.get(w.datasetId)!;
+      for (const [id, known] of w.touched) current.touched.set(id, known);
+    }
+    for (const [datasetId, run] of runs) {
+      if (app.derived.followWrite(datasetId, run.from, run.to, [...run.touched])) runs.delete(datasetId);
+    }
   };
-  for (const w of writes) {
-    const run = runs.get(w.datasetId);
-    if (run && run.to !== w.from) follow(w.datasetId);
-    const current = runs.get(w.datasetId) ?? { from: w.from, to: w.from, touched: new Map() };
-    current.to = w.to;
-    for (const [id, known] of w.touched) current.touched.set(id, known);
-    runs.set(w.datasetId, current);
-  }
-  for (const datasetId of [...runs.keys()]) follow(datasetId);
 }
