@@ -20,9 +20,8 @@ import { sessionSecret } from './http/secret.ts';
 import { readCookie } from './http/cookies.ts';
 import { LOCALE_COOKIE } from './auth/routes.ts';
 import { criterionRoutes } from './criteria/routes.ts';
-import { labelRoutes } from './labels/routes.ts';
+import { labelRoutes, madeInLabelThread } from './labels/routes.ts';
 import type { LabelThread } from './labels/label-thread-client.ts';
-import { wantsFragment } from './http/render.ts';
 import { adjudicationRoutes } from './labels/adjudication-routes.ts';
 import { apiLocale, apiRoutes } from './api/routes.ts';
 import { jsonProblem } from './importexport/messages.ts';
@@ -79,9 +78,6 @@ export interface AppOptions {
   /** The labelling thread (labels/label-thread-client.ts), which makes htmx save-and-next requests: server/main.ts starts it. */
   labelThread?: LabelThread;
 }
-
-/** Save-and-next as htmx sends it: with a labelling thread, its writes are made there, not in this thread's group. */
-const THREAD_SAVE = /^\/responses\/\d+\/label$/;
 
 export function createApp(ctx: AppContext, options: AppOptions = {}): express.Express {
   const app = express();
@@ -165,7 +161,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): express.Ex
   if (options.firstRoutes) app.use(options.firstRoutes);
   // The writes of every request of this turn of the event loop share one commit (group-commit.ts).
   app.use((req: Request, _res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD' && !(options.labelThread && THREAD_SAVE.test(req.path) && wantsFragment(req))) ctx.group.join();
+    // With a labelling thread, htmx's save-and-next writes there, in that thread's own group.
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !(options.labelThread && madeInLabelThread(req))) ctx.group.join();
     next();
   });
   // Saving a label and getting the next item is the request experts make all day, so its router

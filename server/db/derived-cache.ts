@@ -136,11 +136,7 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
       e.version = to;
     }
   }
-  const readAt = db.transaction((datasetId: number, to: number, read: () => void): boolean => {
-    if (version.get(datasetId) !== to) return false;
-    read();
-    return true;
-  });
+  const inReadTransaction = db.transaction((read: () => boolean) => read());
 
   return {
     get<T extends object>(datasetId: number, key: string, compute: () => T, follow?: Follow<T>): Readonly<T> {
@@ -182,10 +178,14 @@ export function derivedCache(db: DB, capacity = CAPACITY): DerivedCache {
     followWrite(datasetId, from, to, touched) {
       if (!ofDataset(datasetId).some(([, e]) => e.version === from)) return true;
       let plans: [Entry, (() => object) | null][] = [];
-      const read = () => { plans = plan(datasetId, from, new Map(touched)); };
-      const at = db.inTransaction ? version.get(datasetId) === to && (read(), true) : readAt(datasetId, to, read) as boolean;
-      if (at) carry(plans, from, to);
-      return at;
+      const readIfAtTo = (): boolean => {
+        if (version.get(datasetId) !== to) return false;
+        plans = plan(datasetId, from, new Map(touched));
+        return true;
+      };
+      if (!(db.inTransaction ? readIfAtTo() : inReadTransaction(readIfAtTo) as boolean)) return false;
+      carry(plans, from, to);
+      return true;
     },
     clear: () => entries.clear(),
   };

@@ -8,7 +8,12 @@ export function wantsFragment(req: Request): boolean {
 }
 
 export function sendHtml(res: Response, node: Html | null, status = 200): void {
-  res.status(status).vary('HX-Request').type('html').send(renderHtml(node));
+  sendHtmlText(res, renderHtml(node), status);
+}
+
+/** As sendHtml, for HTML rendered elsewhere (by the labelling thread, from a view). */
+export function sendHtmlText(res: Response, html: string, status = 200): void {
+  res.status(status).vary('HX-Request').type('html').send(html);
 }
 
 export function sendDocument(res: Response, node: Html | null, status = 200): void {

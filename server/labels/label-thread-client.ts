@@ -7,21 +7,20 @@
 import { Worker } from 'node:worker_threads';
 import type { AppContext } from '../app-context.ts';
 import type { CurrentUser } from '../http/context.ts';
-import type { Locale, MessageKey } from '../i18n/index.ts';
+import type { Locale } from '../i18n/index.ts';
 import type { RecordedWrite } from '../db/derived-cache.ts';
+import type { FragmentAnswer } from './save-and-next.ts';
 
 /** What the main thread sends: the request as save-and-next reads it. */
 export interface SaveRequest { responseId: number; body: Record<string, unknown>; user: CurrentUser; locale: Locale; csrfToken: string; path: string; url: string }
-/** Save-and-next's answer to an htmx request: refused, or the HTML with its status (and the next item's id, for the address bar). */
-export type ThreadAnswer = { refused: 403 | 404; message: MessageKey } | { status: 200 | 409 | 422; html: string; next?: number };
 /** One group commit's answers (null: not saved) and the writes it committed. */
-export interface Batch { answers: { id: number; answer: ThreadAnswer | null }[]; writes: RecordedWrite[] }
+export interface Batch { answers: { id: number; answer: FragmentAnswer | null }[]; writes: RecordedWrite[] }
 
 export interface LabelThread {
   /** Settles when the thread has its connection and takes saves (until then they are made in the main thread). */
   ready: Promise<void>;
   /** The answer, or null when there is no thread to make it (make it in this thread); rejects when the save failed. */
-  save(request: SaveRequest): Promise<ThreadAnswer> | null;
+  save(request: SaveRequest): Promise<FragmentAnswer> | null;
   close(): Promise<void>;
 }
 
@@ -36,7 +35,7 @@ export function startLabelThread(app: AppContext): LabelThread {
   let isReady = () => {};
   const readyPromise = new Promise<void>((resolve) => { isReady = resolve; });
   let next = 1;
-  const waiting = new Map<number, { resolve: (a: ThreadAnswer) => void; reject: (e: Error) => void }>();
+  const waiting = new Map<number, { resolve: (a: FragmentAnswer) => void; reject: (e: Error) => void }>();
   const follow = writeFollower(app);
   const stop = (why: string) => {
     if (stopped) return;
@@ -62,7 +61,7 @@ export function startLabelThread(app: AppContext): LabelThread {
     save(request) {
       if (!ready || stopped) return null;
       const id = next++;
-      return new Promise<ThreadAnswer>((resolve, reject) => {
+      return new Promise<FragmentAnswer>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
         worker.postMessage({ ...request, id });
       });

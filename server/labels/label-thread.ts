@@ -11,9 +11,8 @@ import { createAppContext } from '../app-context.ts';
 import { recordingCache } from '../db/derived-cache.ts';
 import { translator } from '../i18n/index.ts';
 import type { PageContext } from '../../views/layout.tsx';
-import { saveAndNext } from './save-and-next.ts';
-import { fragmentAnswer } from './routes.ts';
-import type { Batch, SaveRequest, ThreadAnswer } from './label-thread-client.ts';
+import { fragmentAnswer, saveAndNext, type FragmentAnswer } from './save-and-next.ts';
+import type { Batch, SaveRequest } from './label-thread-client.ts';
 
 const port = parentPort!;
 const config = workerData.config as Config;
@@ -26,10 +25,10 @@ let rolledBack = false;
 const derived = recordingCache(db, () => { rolledBack = true; });
 const app = createAppContext(db, config, log, { derived });
 
-let answers: { id: number; answer: ThreadAnswer | null }[] = [];
+let answers: { id: number; answer: FragmentAnswer | null }[] = [];
 let scheduled = false;
 
-/** Sends the turn's answers once its group has committed (its flush was scheduled by the turn's first join, so it runs first). */
+/** Sends the turn's answers once its group has committed (the flush its first join scheduled has run before this; flushing again is a no-op). */
 function answerTurn(): void {
   scheduled = false;
   app.group.flush();
@@ -41,7 +40,7 @@ function answerTurn(): void {
 }
 
 port.on('message', (m: SaveRequest & { id: number }) => {
-  let answer: ThreadAnswer | null;
+  let answer: FragmentAnswer | null;
   try {
     app.group.join();
     const ctx: PageContext = { t: translator(m.locale), locale: m.locale, user: m.user, csrfToken: m.csrfToken, path: m.path, url: m.url };

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { pageContext, sendError } from '../http/page.ts';
-import { sendDocument, sendHtml, wantsFragment } from '../http/render.ts';
+import { sendDocument, sendHtml, sendHtmlText, wantsFragment } from '../http/render.ts';
 import { requireUser } from '../http/security.ts';
 import { idParam } from '../datasets/routes.ts';
 import type { LabelTarget } from '../responses/queries.ts';
@@ -14,10 +14,10 @@ import { LabelPage, Workspace } from '../../views/pages/label.tsx';
 import { HistoryList, LabelStart, type HistoryItem } from '../../views/pages/label-history.tsx';
 import type { HistoryPage, HistoryState } from './history.ts';
 import { optionLabel } from '../criteria/values.ts';
-import { renderHtml, type Html } from '../../views/jsx-runtime.ts';
+import type { Html } from '../../views/jsx-runtime.ts';
 import { LIMITS } from '../limits.ts';
-import { admitLabeller, buildItem, handedWorkspace, nextActions, readAnnotation, saveAndNext, type SaveOutcome, type Shown } from './save-and-next.ts';
-import type { LabelThread, ThreadAnswer } from './label-thread-client.ts';
+import { admitLabeller, buildItem, fragmentAnswer, handedWorkspace, nextActions, readAnnotation, saveAndNext, type Shown } from './save-and-next.ts';
+import type { LabelThread } from './label-thread-client.ts';
 
 const RECENT = 5;
 const HISTORY_PAGE = 50;
@@ -43,10 +43,9 @@ function readHistoryFilter(query: unknown) {
   };
 }
 
-/** Save-and-next's answer to an htmx request, as the labelling thread sends it too (label-thread.ts). */
-export function fragmentAnswer(outcome: SaveOutcome): ThreadAnswer {
-  if ('refused' in outcome) return outcome;
-  return { status: outcome.status, html: renderHtml(outcome.workspace), ...(outcome.status === 200 && outcome.next !== null ? { next: outcome.next } : {}) };
+/** Save-and-next as htmx sends it, which the labelling thread makes when there is one (app.ts skips the group join for it then). */
+export function madeInLabelThread(req: Request): boolean {
+  return req.method === 'POST' && wantsFragment(req) && /^\/responses\/\d+\/label$/.test(req.path);
 }
 
 export function labelRoutes(app: AppContext, thread?: LabelThread): Router {
@@ -170,7 +169,7 @@ export function labelRoutes(app: AppContext, thread?: LabelThread): Router {
         ?? fragmentAnswer(saveAndNext(app, ctx, responseId, req.body));
       if ('refused' in answer) return sendError(req, res, answer.refused, req.t(answer.message));
       if (answer.next !== undefined) res.set('HX-Push-Url', `/responses/${answer.next}/label`);
-      return res.status(answer.status).vary('HX-Request').type('html').send(answer.html);
+      return sendHtmlText(res, answer.html, answer.status);
     }
     const outcome = saveAndNext(app, pageContext(req), responseId, req.body);
     if ('refused' in outcome) return sendError(req, res, outcome.refused, req.t(outcome.message));

@@ -5,7 +5,7 @@
 import type { AppContext } from '../app-context.ts';
 import type { CurrentUser } from '../http/context.ts';
 import type { PageContext } from '../../views/layout.tsx';
-import type { Html } from '../../views/jsx-runtime.ts';
+import { renderHtml, type Html } from '../../views/jsx-runtime.ts';
 import type { Criterion } from '../criteria/queries.ts';
 import type { DatasetRow } from '../datasets/queries.ts';
 import type { ResponseWithSample } from '../responses/queries.ts';
@@ -78,6 +78,15 @@ export function admitLabeller(app: AppContext, access: { dataset: DatasetRow | u
     return { refused: 403, message: 'err.not_labeller' };
   }
   return { dataset: access.dataset };
+}
+
+/** Save-and-next's answer to an htmx request: refused, or the HTML with its status (and the next item's id, for the address bar). */
+export type FragmentAnswer = { refused: 403 | 404; message: MessageKey } | { status: 200 | 409 | 422; html: string; next?: number };
+
+/** The answer to an htmx request, made where the save was made (the labelling thread sends it as it is). */
+export function fragmentAnswer(outcome: SaveOutcome): FragmentAnswer {
+  if ('refused' in outcome) return outcome;
+  return { status: outcome.status, html: renderHtml(outcome.workspace), ...(outcome.status === 200 && outcome.next !== null ? { next: outcome.next } : {}) };
 }
 
 /** How a save-and-next ended: refused; the item again (409 a stale form, 422 a refused value); or saved, with the next item or none. */
