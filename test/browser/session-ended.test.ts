@@ -63,11 +63,11 @@ describe('the sign-in ends while an item is open', () => {
     }, 60_000);
   }
 
-  it('stops asking for a run\'s progress while signed out, and goes on once signed in again; the notices stack', async () => {
-    const t = translator('en');
-    const runId = app.ctx.runner.queries.insert({ dataset_id: datasetId, name: 'going', metric_key: 'faithfulness', source: 'goldset', status: 'running',
+  for (const locale of ['en', 'zh'] as const) it(`stops asking for a run's progress while signed out, and goes on once signed in again; the notices stack (${locale})`, async () => {
+    const t = translator(locale);
+    const runId = app.ctx.runner.queries.insert({ dataset_id: datasetId, name: `going ${locale}`, metric_key: 'faithfulness', source: 'goldset', status: 'running',
       model: 'm', embedding_model: '', selection: '{}', concurrency: 1, n_total: 8, created_by: null, prompts: '{}' });
-    const context = await newContext(browser, { locale: 'en' });
+    const context = await newContext(browser, { locale });
     const page = await context.newPage();
     await logIn(page, app.url, ADA, t);
     let polls = 0;
@@ -86,7 +86,7 @@ describe('the sign-in ends while an item is open', () => {
     await page.evaluate(() => { document.getElementById('request-failed')!.hidden = false; });
     const [a, b] = [await page.locator('#request-failed').boundingBox(), await notice.boundingBox()];
     expect(a!.y + a!.height).toBeLessThanOrEqual(b!.y);
-    await screenshot(page, 'session-ended-en-3-both-notices');
+    await screenshot(page, `session-ended-${locale}-3-both-notices`);
 
     const other = await context.newPage();
     await logIn(other, app.url, ADA, t);
